@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// exitCode is tpctl's documented process status. The mapping from errors
+// to codes happens only in this file.
+type exitCode int
+
+const (
+	exitOK          exitCode = 0
+	exitFinding     exitCode = 1 // plan invalid, not ready, evaluation incomplete, any other failure
+	exitUsage       exitCode = 2 // bad flags or unreadable input
+	exitTransport   exitCode = 3 // upload or network failure
+	exitInterrupted exitCode = 130
+	exitTerminated  exitCode = 143
+)
+
+// cliError carries an exit code and hints that name the next command to run.
+// Commands wrap domain errors in it; domain packages never choose codes.
+type cliError struct {
+	code  exitCode
+	err   error
+	hints []string
+	// quiet means the command already reported the problem (e.g. a findings
+	// list) and only the exit code remains to be set.
+	quiet bool
+}
+
+func (e *cliError) Error() string { return e.err.Error() }
+func (e *cliError) Unwrap() error { return e.err }
+
+// usageErr is a bad flag, argument or combination of them.
+func usageErr(err error, hints ...string) error {
+	return &cliError{code: exitUsage, err: err, hints: hints}
+}
+
+// inputErr is input that cannot be read or parsed at all.
+func inputErr(err error, hints ...string) error {
+	return &cliError{code: exitUsage, err: err, hints: hints}
+}
+
+// findingErr is a verdict: the input was read and found wanting.
+func findingErr(err error, hints ...string) error {
+	return &cliError{code: exitFinding, err: err, hints: hints}
+}
+
+// transportErr is a failure to talk to the platform.
+func transportErr(err error, hints ...string) error {
+	return &cliError{code: exitTransport, err: err, hints: hints}
+}
+
+// silentFinding sets exit code 1 after the command printed its own report.
+func silentFinding(err error) error {
+	return &cliError{code: exitFinding, err: err, quiet: true}
+}
+
+// interrupted is returned when a signal cancelled the command.
+type interrupted struct{ signal string }
+
+func (i interrupted) Error() string { return "interrupted by " + i.signal }
+
+func codeOf(err error) exitCode {
+	if err == nil {
+		return exitOK
+	}
+	var ie interrupted
+	if errors.As(err, &ie) {
+		if ie.signal == "SIGTERM" {
+			return exitTerminated
+		}
+		return exitInterrupted
+	}
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce.code
+	}
+	if errors.Is(err, context.Canceled) {
+		return exitInterrupted
+	}
+	return exitFinding
+}
+
+// printError writes "tpctl: error: …" and hint lines; in JSON mode it also
+// writes one JSON error object so machines need not parse prose.
+func printError(w io.Writer, err error, jsonMode bool) {
+	var ce *cliError
+	var hints []string
+	if errors.As(err, &ce) {
+		if ce.quiet {
+			return
+		}
+		hints = ce.hints
+	}
+	msg := err.Error()
+	for _, line := range strings.Split(msg, "\n") {
+		fmt.Fprintf(w, "tpctl: error: %s\n", line)
+	}
+	for _, h := range hints {
+		fmt.Fprintf(w, "tpctl: hint: %s\n", h)
+	}
+	if jsonMode {
+		if hints == nil {
+			hints = []string{}
+		}
+		b, _ := json.Marshal(struct {
+			MessageType string   `json:"message_type"`
+			Code        int      `json:"code"`
+			Message     string   `json:"message"`
+			Hints       []string `json:"hints"`
+		}{"exit_error", int(codeOf(err)), msg, hints})
+		fmt.Fprintf(w, "%s\n", b)
+	}
+}

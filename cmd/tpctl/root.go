@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/tuneplane/tpctl/internal/iostreams"
+)
+
+// Output formats accepted by --output.
+const (
+	outputText   = "text"
+	outputJSON   = "json"
+	outputGitHub = "github"
+)
+
+// app is the state shared by every command of one invocation.
+type app struct {
+	io     *iostreams.Streams
+	config *viper.Viper
+
+	output     string
+	configFile string
+	noColor    bool
+}
+
+// jsonOutput reports whether machine output was requested.
+func (a *app) jsonOutput() bool { return a.output == outputJSON }
+
+// commandSet is filled by each command file's init so commands stay in
+// their own files; order of registration does not matter (cobra sorts).
+var commandSet []func(*app) *cobra.Command
+
+func addCommand(f func(*app) *cobra.Command) { commandSet = append(commandSet, f) }
+
+func newRootCmd(a *app) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "tpctl",
+		Short: "Import evaluation results into TunePlane with honest counts and protocol evidence",
+		Long: `tpctl turns native evaluation outputs (Harbor job folders) into content-hashed,
+locally saved snapshots with honest outcome counts and protocol digests, uploads
+them to the TunePlane ingest API, and compares rounds only when their protocols match.
+
+Exit status: 0 ok; 1 a finding (plan invalid, not ready, evaluation incomplete) or
+other failure; 2 usage or unreadable input; 3 upload/transport failure;
+130/143 interrupted by SIGINT/SIGTERM.`,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return a.loadConfig(cmd)
+		},
+	}
+	pf := root.PersistentFlags()
+	pf.StringVarP(&a.output, "output", "o", outputText, "output format: text|json (plan check also: github)")
+	pf.StringVar(&a.configFile, "config", "", "config file (YAML, JSON or TOML); keys match flag names")
+	pf.BoolVar(&a.noColor, "no-color", false, "disable colour even on a terminal")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return usageErr(err, "run 'tpctl help' for usage")
+	})
+	for _, f := range commandSet {
+		root.AddCommand(f(a))
+	}
+	return root
+}
+
+// loadConfig applies precedence flag > TUNEPLANE_* env > config file >
+// default: viper binds each command's flags, and flag values that were not
+// set on the command line are filled from viper.
+func (a *app) loadConfig(cmd *cobra.Command) error {
+	v := viper.New()
+	v.SetEnvPrefix("TUNEPLANE")
+	v.SetEnvKeyReplacer(strings.NewReplacer("-", "_", ".", "_"))
+	v.AutomaticEnv()
+	file := a.configFile
+	if file == "" {
+		file = os.Getenv("TUNEPLANE_CONFIG")
+	}
+	if file != "" {
+		v.SetConfigFile(file)
+		if err := v.ReadInConfig(); err != nil {
+			return inputErr(fmt.Errorf("failed to read config file %q: %w", file, err),
+				"check the path given to --config or TUNEPLANE_CONFIG")
+		}
+	}
+	var ferr error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed || ferr != nil || !v.IsSet(f.Name) {
+			return
+		}
+		val := v.GetString(f.Name)
+		if err := f.Value.Set(val); err != nil {
+			ferr = usageErr(fmt.Errorf("invalid value %q for --%s from TUNEPLANE_* environment or config: %w", val, f.Name, err))
+		}
+	})
+	if ferr != nil {
+		return ferr
+	}
+	a.config = v
+	if a.noColor {
+		a.io.SetColorEnabled(false)
+	}
+	switch a.output {
+	case outputText, outputJSON, outputGitHub:
+	default:
+		return usageErr(fmt.Errorf("unknown --output %q", a.output), "use --output text or --output json")
+	}
+	return nil
+}
+
+// run executes tpctl with the process's arguments and returns the exit code.
+func run() int {
+	return runWith(context.Background(), iostreams.System(), os.Args[1:])
+}
+
+// runWith is run with explicit streams and arguments, for tests.
+func runWith(parent context.Context, streams *iostreams.Streams, args []string) int {
+	ctx, stop := context.WithCancelCause(parent)
+	defer stop(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case s := <-sigs:
+			name := "SIGINT"
+			if s == syscall.SIGTERM {
+				name = "SIGTERM"
+			}
+			stop(interrupted{signal: name})
+		case <-ctx.Done():
+		}
+	}()
+
+	a := &app{io: streams}
+	root := newRootCmd(a)
+	root.SetArgs(args)
+	root.SetIn(streams.In)
+	root.SetOut(streams.Out)
+	root.SetErr(streams.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err != nil && errors.Is(err, context.Canceled) {
+		if cause := context.Cause(ctx); cause != nil {
+			err = fmt.Errorf("%w: %w", cause, err)
+		}
+	}
+	if err != nil {
+		if !isCobraUsage(err) {
+			printError(streams.ErrOut, err, a.jsonOutput())
+		} else {
+			printError(streams.ErrOut, usageErr(err, "run 'tpctl help' for usage"), a.jsonOutput())
+			return int(exitUsage)
+		}
+	}
+	return int(codeOf(err))
+}
+
+// isCobraUsage recognises cobra's own argument errors, which are plain
+// errors with fixed wording.
+func isCobraUsage(err error) bool {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return false
+	}
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "accepts ", "requires at least", "requires at most", "unknown flag", "unknown shorthand", "flag needs an argument", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}

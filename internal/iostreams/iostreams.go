@@ -1,0 +1,91 @@
+// Package iostreams holds the standard streams of one tpctl invocation and
+// decides whether output may be decorated. Every lipgloss style comes from
+// here so that non-terminals and NO_COLOR always get plain text.
+package iostreams
+
+import (
+	"bytes"
+	"io"
+	"os"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+	"golang.org/x/term"
+)
+
+// Streams is the I/O of one command invocation.
+type Streams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+
+	stdoutTTY bool
+	stderrTTY bool
+	color     bool
+}
+
+// System returns the process's streams, detecting terminals and honouring
+// NO_COLOR (https://no-color.org) and TERM=dumb.
+func System() *Streams {
+	s := &Streams{
+		In:        os.Stdin,
+		Out:       os.Stdout,
+		ErrOut:    os.Stderr,
+		stdoutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		stderrTTY: term.IsTerminal(int(os.Stderr.Fd())),
+	}
+	_, noColor := os.LookupEnv("NO_COLOR")
+	s.color = s.stdoutTTY && !noColor && os.Getenv("TERM") != "dumb"
+	return s
+}
+
+// Test returns streams backed by buffers: not a terminal, no colour.
+func Test() (s *Streams, in, out, errOut *bytes.Buffer) {
+	in, out, errOut = &bytes.Buffer{}, &bytes.Buffer{}, &bytes.Buffer{}
+	return &Streams{In: in, Out: out, ErrOut: errOut}, in, out, errOut
+}
+
+// IsStdoutTTY reports whether standard output is a terminal.
+func (s *Streams) IsStdoutTTY() bool { return s.stdoutTTY }
+
+// IsStderrTTY reports whether standard error is a terminal; progress is
+// only drawn there.
+func (s *Streams) IsStderrTTY() bool { return s.stderrTTY }
+
+// SetTTY overrides terminal detection (tests, forced modes).
+func (s *Streams) SetTTY(stdout, stderr bool) { s.stdoutTTY, s.stderrTTY = stdout, stderr }
+
+// ColorEnabled reports whether styles may emit escape sequences.
+func (s *Streams) ColorEnabled() bool { return s.color }
+
+// SetColorEnabled forces colour on or off (--no-color, tests).
+func (s *Streams) SetColorEnabled(on bool) { s.color = on }
+
+// Styles is the small palette tpctl uses for human output.
+type Styles struct {
+	Bold    lipgloss.Style
+	Faint   lipgloss.Style
+	OK      lipgloss.Style
+	Warn    lipgloss.Style
+	Error   lipgloss.Style
+	Heading lipgloss.Style
+}
+
+// Styles returns the palette for stdout; all styles are plain when colour
+// is disabled.
+func (s *Streams) Styles() Styles {
+	r := lipgloss.NewRenderer(s.Out)
+	if s.color {
+		r.SetColorProfile(termenv.ANSI256)
+	} else {
+		r.SetColorProfile(termenv.Ascii)
+	}
+	return Styles{
+		Bold:    r.NewStyle().Bold(true),
+		Faint:   r.NewStyle().Faint(true),
+		OK:      r.NewStyle().Foreground(lipgloss.Color("2")),
+		Warn:    r.NewStyle().Foreground(lipgloss.Color("3")),
+		Error:   r.NewStyle().Foreground(lipgloss.Color("1")).Bold(true),
+		Heading: r.NewStyle().Bold(true).Underline(true),
+	}
+}

@@ -1,0 +1,119 @@
+package jcs
+
+import (
+	"math"
+	"testing"
+)
+
+// Vectors from RFC 8785 §3.2.2 and Appendix B.
+func TestFormatNumberRFC8785(t *testing.T) {
+	tests := []struct {
+		bits uint64
+		want string
+	}{
+		{0x0000000000000000, "0"},
+		{0x8000000000000000, "0"},
+		{0x0000000000000001, "5e-324"},
+		{0x8000000000000001, "-5e-324"},
+		{0x7fefffffffffffff, "1.7976931348623157e+308"},
+		{0xffefffffffffffff, "-1.7976931348623157e+308"},
+		{0x4340000000000000, "9007199254740992"},
+		{0xc340000000000000, "-9007199254740992"},
+		{0x4430000000000000, "295147905179352830000"},
+		{0x44b52d02c7e14af5, "9.999999999999997e+22"},
+		{0x44b52d02c7e14af6, "1e+23"},
+		{0x44b52d02c7e14af7, "1.0000000000000001e+23"},
+		{0x444b1ae4d6e2ef4e, "999999999999999700000"},
+		{0x444b1ae4d6e2ef4f, "999999999999999900000"},
+		{0x444b1ae4d6e2ef50, "1e+21"},
+		{0x3eb0c6f7a0b5ed8c, "9.999999999999997e-7"},
+		{0x3eb0c6f7a0b5ed8d, "0.000001"},
+		{0x41b3de4355555553, "333333333.3333332"},
+		{0x41b3de4355555554, "333333333.33333325"},
+		{0x41b3de4355555555, "333333333.3333333"},
+		{0x41b3de4355555556, "333333333.3333334"},
+		{0x41b3de4355555557, "333333333.33333343"},
+		{0xbecbf647612f3696, "-0.0000033333333333333333"},
+		{0x43143ff3c1cb0959, "1424953923781206.2"},
+	}
+	for _, tt := range tests {
+		got, err := FormatNumber(math.Float64frombits(tt.bits))
+		if err != nil || got != tt.want {
+			t.Errorf("FormatNumber(%#x) = %q, %v; want %q", tt.bits, got, err, tt.want)
+		}
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, err := FormatNumber(bad); err == nil {
+			t.Errorf("FormatNumber(%v) succeeded; want error", bad)
+		}
+	}
+}
+
+func TestTransform(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"rfc example", `{
+  "numbers": [333333333.33333329, 1E30, 4.50, 2e-3, 0.000000000000000000000000001],
+  "string": "\u20ac$\u000F\u000aA'\u0042\u0022\u005c\\\"\/",
+  "literals": [null, true, false]
+}`, `{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\u000f\nA'B\"\\\\\"/"}`},
+		{"utf16 sort", `{"\u20ac":"Euro Sign","\r":"Carriage Return","\ufb33":"Hebrew Letter Dalet With Dagesh","1":"One","\ud83d\ude00":"Emoji: Grinning Face","\u0080":"Control","\u00f6":"Latin Small Letter O With Diaeresis"}`,
+			"{\"\\r\":\"Carriage Return\",\"1\":\"One\",\"\u0080\":\"Control\",\"ö\":\"Latin Small Letter O With Diaeresis\",\"€\":\"Euro Sign\",\"😀\":\"Emoji: Grinning Face\",\"\ufb33\":\"Hebrew Letter Dalet With Dagesh\"}"},
+		{"nested", ` [ {"b":1,"a":[{}, []]} , "x" ] `, `[{"a":[{},[]],"b":1},"x"]`},
+		{"integers", `[1, -0, 10.0, 1e2, 123456789012]`, `[1,0,10,100,123456789012]`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Transform([]byte(tt.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != tt.want {
+				t.Errorf("got  %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTransformRejects(t *testing.T) {
+	deep := ""
+	for i := 0; i < MaxDepth+2; i++ {
+		deep += "["
+	}
+	for name, in := range map[string]string{
+		"duplicate key": `{"a":1,"a":2}`,
+		"trailing":      `{} {}`,
+		"garbage":       `{"a":}`,
+		"empty":         ``,
+		"nan":           `[NaN]`,
+		"too deep":      deep,
+		"bad utf8":      "\"\xff\"",
+		"huge number":   `[1e400]`,
+		"unterminated":  `[1,2`,
+	} {
+		if got, err := Transform([]byte(in)); err == nil {
+			t.Errorf("%s: Transform succeeded with %q; want error", name, got)
+		}
+	}
+}
+
+func FuzzTransform(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x"],"b":null}`, `[1e30,-0,0.1]`, `"\u0000"`, `{"\ud83d\ude00":1,"a":2}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Transform(in)
+		if err != nil {
+			return
+		}
+		// Canonical form is a fixed point.
+		again, err := Transform(out)
+		if err != nil {
+			t.Fatalf("canonical output does not parse: %v\n%s", err, out)
+		}
+		if string(again) != string(out) {
+			t.Fatalf("not idempotent:\n%s\n%s", out, again)
+		}
+	})
+}

@@ -1,0 +1,267 @@
+// Package safefs reads and writes files the careful way: relative paths are
+// checked component by component under a root (no symlinks, no escapes),
+// reads are size-capped, and writes are atomic (temp file, fsync, rename,
+// fsync of the folder) so a crash leaves the old state or the new, never half.
+package safefs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// Path problem codes, shared with plan findings.
+const (
+	CodeAbsolute  = "path_absolute"
+	CodeTraversal = "path_traversal"
+	CodeUnclean   = "path_unclean"
+	CodeSymlink   = "symlink"
+	CodeMissing   = "dir_missing"
+	CodeNotDir    = "not_dir"
+	CodeSpecial   = "special_file"
+)
+
+// PathError says why a relative path was refused.
+type PathError struct {
+	Rel  string // the path as given
+	Code string // one of the Code* constants
+	At   string // the offending component prefix, when known
+	Err  error
+}
+
+func (e *PathError) Error() string {
+	msg := map[string]string{
+		CodeAbsolute:  "is absolute; give a path relative to --root",
+		CodeTraversal: "contains '..'; paths may not leave --root",
+		CodeUnclean:   "is not clean (empty or '.' segment, backslash, or trailing slash)",
+		CodeSymlink:   "goes through a symlink",
+		CodeMissing:   "does not exist",
+		CodeNotDir:    "is not a directory",
+		CodeSpecial:   "is not a regular file",
+	}[e.Code]
+	s := fmt.Sprintf("path %q %s", e.Rel, msg)
+	if e.At != "" && e.At != e.Rel {
+		s += fmt.Sprintf(" (at %q)", e.At)
+	}
+	if e.Err != nil && e.Code != CodeMissing {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// CheckRel validates the form of a slash-separated relative path without
+// touching the filesystem.
+func CheckRel(rel string) error {
+	switch {
+	case rel == "":
+		return &PathError{Rel: rel, Code: CodeUnclean}
+	case strings.HasPrefix(rel, "/") || filepath.IsAbs(rel) || (len(rel) >= 2 && rel[1] == ':'):
+		return &PathError{Rel: rel, Code: CodeAbsolute}
+	case strings.Contains(rel, "\\"):
+		return &PathError{Rel: rel, Code: CodeUnclean}
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		switch seg {
+		case "..":
+			return &PathError{Rel: rel, Code: CodeTraversal}
+		case "", ".":
+			return &PathError{Rel: rel, Code: CodeUnclean}
+		}
+	}
+	if strings.ContainsRune(rel, 0) {
+		return &PathError{Rel: rel, Code: CodeUnclean}
+	}
+	return nil
+}
+
+// Resolve checks rel with CheckRel, then lstats every component below root
+// and refuses symlinks anywhere on the way. It returns the joined path. A
+// missing component gives a PathError with CodeMissing wrapping
+// fs.ErrNotExist.
+func Resolve(root, rel string) (string, error) {
+	if err := CheckRel(rel); err != nil {
+		return "", err
+	}
+	cur := root
+	segs := strings.Split(rel, "/")
+	for i, seg := range segs {
+		cur = filepath.Join(cur, seg)
+		fi, err := os.Lstat(cur)
+		at := strings.Join(segs[:i+1], "/")
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", &PathError{Rel: rel, Code: CodeMissing, At: at, Err: fs.ErrNotExist}
+			}
+			return "", &PathError{Rel: rel, Code: CodeMissing, At: at, Err: err}
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "", &PathError{Rel: rel, Code: CodeSymlink, At: at}
+		}
+		if i < len(segs)-1 && !fi.IsDir() {
+			return "", &PathError{Rel: rel, Code: CodeNotDir, At: at}
+		}
+	}
+	return cur, nil
+}
+
+// TooLargeError reports a file over its size cap.
+type TooLargeError struct {
+	Path  string
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("%s is larger than the %d-byte limit", e.Path, e.Limit)
+}
+
+// OpenRegular opens path for reading without following a final symlink and
+// refuses anything but a regular file.
+func OpenRegular(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, &PathError{Rel: path, Code: CodeSymlink}
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &PathError{Rel: path, Code: CodeSpecial}
+	}
+	return f, nil
+}
+
+// ReadCapped reads all of r but fails with TooLargeError past limit bytes,
+// never buffering more than limit+1 bytes.
+func ReadCapped(r io.Reader, name string, limit int64) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &TooLargeError{Path: name, Limit: limit}
+	}
+	return b, nil
+}
+
+// ReadFileCapped reads a regular file (no symlink) of at most limit bytes.
+// The size is checked before reading so a huge file costs no memory.
+func ReadFileCapped(path string, limit int64) ([]byte, error) {
+	f, err := OpenRegular(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
+		return nil, &TooLargeError{Path: path, Limit: limit}
+	}
+	return ReadCapped(f, path, limit)
+}
+
+// WriteFile writes data to path atomically: a temp file in the same folder
+// is written, fsynced, closed, renamed over path, and the folder fsynced to
+// commit the rename.
+func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("failed to create temporary file for %q: %w", path, err)
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("failed to write %q: %w", path, err)
+	}
+	if err = f.Chmod(perm); err != nil {
+		return fmt.Errorf("failed to set mode of %q: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return fmt.Errorf("failed to sync %q: %w", path, err)
+	}
+	// Close before rename: some filesystems dislike renaming open files.
+	if err = f.Close(); err != nil {
+		return fmt.Errorf("failed to close %q: %w", path, err)
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("failed to rename into %q: %w", path, err)
+	}
+	return SyncDir(dir)
+}
+
+// WriteNew writes data to a new file in a folder being built (not yet
+// visible), fsyncing it; the caller renames the folder and syncs its parent.
+func WriteNew(path string, data []byte, perm fs.FileMode) (err error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return fmt.Errorf("failed to write %q: %w", path, err)
+	}
+	return f.Sync()
+}
+
+// SyncDir fsyncs a folder so that renames and creations in it are durable.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("failed to open folder %q to sync it: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) && !errors.Is(err, syscall.ENOTSUP) {
+		return fmt.Errorf("failed to sync folder %q: %w", dir, err)
+	}
+	return nil
+}
+
+// MustNotExist returns an error unless path is absent. Rename onto an empty
+// folder succeeds on Linux, so "the output must be new" needs this check.
+func MustNotExist(path string) error {
+	_, err := os.Lstat(path)
+	if err == nil {
+		return fmt.Errorf("%q already exists; choose a new output folder (tpctl never overwrites or resumes one)", path)
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot check output folder %q: %w", path, err)
+	}
+	return nil
+}
+
+// PublishDir renames a fully written temporary folder to its final name,
+// refusing to replace anything that appeared meanwhile, and syncs the parent.
+func PublishDir(tmp, final string) error {
+	if err := MustNotExist(final); err != nil {
+		return err
+	}
+	// renameat2(RENAME_NOREPLACE) closes the race between the check and the
+	// rename; fall back to plain rename where the kernel lacks it.
+	if err := renameNoReplace(tmp, final); err != nil {
+		return fmt.Errorf("failed to move %q into place as %q: %w", tmp, final, err)
+	}
+	return SyncDir(filepath.Dir(final))
+}
