@@ -1,0 +1,222 @@
+// Package snapshot defines tpctl's saved evaluation round: the manifest
+// (snapshot.json), the normalized plan (plan.json), one observation per
+// trial with attempts (observations.jsonl) and optional trajectories. It
+// computes counts, rates and protocol digests, derives the round ID, writes
+// the folder atomically and verifies a saved one byte for byte.
+//
+// The exact contents of every file and of the round-ID preimage are
+// documented in docs/snapshot-format.md.
+package snapshot
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Version strings recorded in every snapshot.
+const (
+	Format      = "tpctl-snapshot/1"
+	RoundFormat = "tpctl-round/1"
+	DigestRules = "tpctl-digest/1"
+)
+
+// File names inside a snapshot folder.
+const (
+	ManifestFile     = "snapshot.json"
+	PlanFile         = "plan.json"
+	ObservationsFile = "observations.jsonl"
+	TrajectoriesDir  = "trajectories"
+)
+
+// Statuses of an observation (see the outcome package for the rules).
+const (
+	StatusSuccess    = "success"
+	StatusFailure    = "failure"
+	StatusInfraError = "infra_error"
+	StatusUnscored   = "unscored"
+)
+
+// Labels of a round.
+const (
+	LabelClean    = "clean"
+	LabelDegraded = "degraded"
+)
+
+// Manifest is snapshot.json: the SPEC §11 contract.
+type Manifest struct {
+	Format          string            `json:"format"`
+	RoundID         string            `json:"round_id"`
+	Name            string            `json:"name"`
+	Source          Source            `json:"source"`
+	Protocol        Protocol          `json:"protocol"`
+	Checkpoint      Checkpoint        `json:"checkpoint"`
+	OutcomeRules    string            `json:"outcome_rules"`
+	Counts          Counts            `json:"counts"`
+	SuccessRate     *float64          `json:"success_rate"`
+	SuccessRateCI95 *[2]float64       `json:"success_rate_ci95"`
+	Coverage        *float64          `json:"coverage"`
+	CoverageCI95    *[2]float64       `json:"coverage_ci95"`
+	Label           string            `json:"label"`
+	ExceptionTypes  map[string]int    `json:"exception_types"`
+	SharedVerifier  int               `json:"shared_verifier"`
+	Trajectories    TrajectoryInfo    `json:"trajectories"`
+	Files           map[string]string `json:"files"`
+}
+
+// Source is the native format the round was imported from.
+type Source struct {
+	Format         string `json:"format"`
+	Revision       string `json:"revision"`
+	FormatVerified bool   `json:"format_verified"`
+}
+
+// Protocol is the evidence two rounds must share to be compared.
+type Protocol struct {
+	DigestRules    string `json:"digest_rules"`
+	DatasetDigest  string `json:"dataset_digest"`
+	CohortDigest   string `json:"cohort_digest"`
+	VerifierDigest string `json:"verifier_digest"`
+	SettingsDigest string `json:"settings_digest"`
+	Split          string `json:"split"`
+}
+
+// Checkpoint is recorded beside, not inside, the protocol digests so that
+// different models can be compared on one protocol. ServedAs is only a
+// routing name: it proves nothing about the weights that were loaded.
+type Checkpoint struct {
+	Ref      string `json:"ref"`
+	ServedAs string `json:"served_as"`
+}
+
+// Counts are over the whole plan: Expected is the number of planned trials.
+type Counts struct {
+	Expected   int `json:"expected"`
+	Success    int `json:"success"`
+	Failure    int `json:"failure"`
+	InfraError int `json:"infra_error"`
+	Unscored   int `json:"unscored"`
+	Missing    int `json:"missing"`
+}
+
+// Scored is the number of trials with a success or failure verdict.
+func (c Counts) Scored() int { return c.Success + c.Failure }
+
+// TrajectoryInfo summarises the transcripts in the snapshot.
+type TrajectoryInfo struct {
+	Count     int      `json:"count"`
+	Truncated int      `json:"truncated"`
+	Redactors []string `json:"redactors"`
+}
+
+// Observation is one line of observations.jsonl: the current (highest
+// retry) result of one planned trial that has at least one attempt.
+type Observation struct {
+	TrialID       string   `json:"trial_id"`
+	Task          string   `json:"task"`
+	Repeat        int      `json:"repeat"`
+	TrialAttempt  int      `json:"trial_attempt"`
+	Attempts      int      `json:"attempts"`
+	Status        string   `json:"status"`
+	Reason        string   `json:"reason"`
+	Reward        *float64 `json:"reward"`
+	ExceptionType *string  `json:"exception_type"`
+	Trainable     bool     `json:"trainable"`
+	Evidence      Evidence `json:"evidence"`
+	// AttemptOutcomes holds every attempt, ascending by retry, so the round
+	// ID can be recomputed from the snapshot alone.
+	AttemptOutcomes []AttemptOutcome `json:"attempt_outcomes"`
+}
+
+// Evidence binds an observation to the file it was judged from.
+type Evidence struct {
+	ResultSHA256            *string `json:"result_sha256"`
+	TaskChecksum            *string `json:"task_checksum"`
+	VerifierEnvironmentMode *string `json:"verifier_environment_mode"`
+}
+
+// AttemptOutcome is the normalized outcome of one attempt: what the round
+// ID covers for it.
+type AttemptOutcome struct {
+	Retry         int      `json:"retry"`
+	Status        string   `json:"status"`
+	Reason        string   `json:"reason"`
+	Reward        *float64 `json:"reward"`
+	ExceptionType *string  `json:"exception_type"`
+	ResultSHA256  *string  `json:"result_sha256"`
+}
+
+// PlanSummary is what the snapshot reads from the normalized plan
+// (plan.json). The field names are those of the import-plan format.
+type PlanSummary struct {
+	Name   string `json:"name"`
+	Split  string `json:"split"`
+	Source struct {
+		Format   string `json:"format"`
+		Revision string `json:"revision"`
+	} `json:"source"`
+	Trainable  bool       `json:"trainable"`
+	Checkpoint Checkpoint `json:"checkpoint"`
+	Protocol   struct {
+		DatasetDigest     string `json:"dataset_digest"`
+		VerifierDigest    string `json:"verifier_digest"`
+		EnvironmentDigest string `json:"environment_digest"`
+		HarnessDigest     string `json:"harness_digest"`
+	} `json:"protocol"`
+	Settings json.RawMessage `json:"settings"`
+	Trials   []struct {
+		Task   string `json:"task"`
+		Repeat int    `json:"repeat"`
+	} `json:"trials"`
+}
+
+// TrialIDs returns the plan's trial IDs in canonical (task, repeat) order.
+func (p *PlanSummary) TrialIDs() []string {
+	type key struct {
+		task   string
+		repeat int
+	}
+	keys := make([]key, len(p.Trials))
+	for i, t := range p.Trials {
+		keys[i] = key{t.Task, t.Repeat}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(strings.Compare(a.task, b.task), cmp.Compare(a.repeat, b.repeat))
+	})
+	ids := make([]string, len(keys))
+	for i, k := range keys {
+		ids[i] = TrialID(k.task, k.repeat)
+	}
+	return ids
+}
+
+// TrialID is the stable identity of a planned trial.
+func TrialID(task string, repeat int) string { return fmt.Sprintf("%s#%d", task, repeat) }
+
+// CompareTrials orders observations canonically: by task, then repeat.
+func CompareTrials(aTask string, aRepeat int, bTask string, bRepeat int) int {
+	return cmp.Or(strings.Compare(aTask, bTask), cmp.Compare(aRepeat, bRepeat))
+}
+
+// heldOutSplits never yield trainable observations, whatever the plan says.
+var heldOutSplits = map[string]bool{"heldout": true, "held-out": true, "held_out": true, "test": true}
+
+// IsTrainable applies SPEC §1: only success/failure observations of a plan
+// marked trainable, and never on a held-out split.
+func IsTrainable(planTrainable bool, split, status string) bool {
+	if !planTrainable || heldOutSplits[strings.ToLower(split)] {
+		return false
+	}
+	return status == StatusSuccess || status == StatusFailure
+}
+
+// ValidStatus reports whether s is one of the four statuses.
+func ValidStatus(s string) bool {
+	switch s {
+	case StatusSuccess, StatusFailure, StatusInfraError, StatusUnscored:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,318 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+// Size caps for reading a snapshot that may have been tampered with.
+const (
+	MaxManifestSize    = 8 << 20
+	MaxPlanSize        = 256 << 20
+	MaxObservationLine = 1 << 20
+	MaxTrajectorySize  = 2 << 20
+)
+
+// NotSnapshotError means the folder is not a readable tpctl snapshot at all.
+type NotSnapshotError struct {
+	Dir string
+	Err error
+}
+
+func (e *NotSnapshotError) Error() string {
+	return fmt.Sprintf("%q is not a readable tpctl snapshot: %v", e.Dir, e.Err)
+}
+
+func (e *NotSnapshotError) Unwrap() error { return e.Err }
+
+// Load reads and strictly decodes snapshot.json.
+func Load(dir string) (*Manifest, error) {
+	b, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	if err != nil {
+		return nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	m, err := DecodeManifest(b)
+	if err != nil {
+		return nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	return m, nil
+}
+
+// DecodeManifest strictly decodes snapshot.json bytes.
+func DecodeManifest(b []byte) (*Manifest, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var m Manifest
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("%s: %w", ManifestFile, err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: data after the manifest object", ManifestFile)
+	}
+	if m.Format != Format {
+		return nil, fmt.Errorf("%s: format %q is not %q", ManifestFile, m.Format, Format)
+	}
+	return &m, nil
+}
+
+// ReadObservations streams observations.jsonl, calling fn for each line in
+// file order. Lines are decoded strictly.
+func ReadObservations(dir string, fn func(Observation) error) error {
+	f, err := safefs.OpenRegular(filepath.Join(dir, ObservationsFile))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return readObservations(f, fn)
+}
+
+func readObservations(r io.Reader, fn func(Observation) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), MaxObservationLine)
+	for line := 1; sc.Scan(); line++ {
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		var o Observation
+		if err := dec.Decode(&o); err != nil {
+			return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
+		}
+		if err := fn(o); err != nil {
+			return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", ObservationsFile, err)
+	}
+	return nil
+}
+
+// ReadFile reads one file of the snapshot listed in the manifest, checking
+// its SHA-256 against the manifest.
+func ReadFile(dir string, m *Manifest, name string) ([]byte, error) {
+	want, ok := m.Files[name]
+	if !ok {
+		return nil, fmt.Errorf("%s is not listed in %s", name, ManifestFile)
+	}
+	if err := safefs.CheckRel(name); err != nil {
+		return nil, err
+	}
+	b, err := safefs.ReadFileCapped(filepath.Join(dir, filepath.FromSlash(name)), MaxTrajectorySize)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	if hex.EncodeToString(sum[:]) != want {
+		return nil, fmt.Errorf("%s does not match its SHA-256 in %s", name, ManifestFile)
+	}
+	return b, nil
+}
+
+// Problem is one thing wrong with a saved snapshot.
+type Problem struct {
+	Code    string `json:"code"`
+	File    string `json:"file"`
+	Message string `json:"message"`
+}
+
+// Problem codes reported by Verify.
+const (
+	ProblemFileMissing   = "file_missing"
+	ProblemFileModified  = "file_modified"
+	ProblemFileUnlisted  = "file_unlisted"
+	ProblemPlanInvalid   = "plan_invalid"
+	ProblemObservation   = "observation_invalid"
+	ProblemRoundMismatch = "round_id_mismatch"
+	ProblemFieldMismatch = "manifest_mismatch"
+)
+
+// VerifyReport is the result of Verify; OK is true when Problems is empty.
+type VerifyReport struct {
+	Dir      string    `json:"dir"`
+	RoundID  string    `json:"round_id"`
+	OK       bool      `json:"ok"`
+	Problems []Problem `json:"problems"`
+}
+
+// Verify re-hashes every file of a saved snapshot, re-derives counts,
+// rates, digests and the round ID from plan.json and observations.jsonl,
+// and reports every difference from snapshot.json. It returns an error
+// only when dir is not a readable snapshot at all.
+func Verify(dir string) (*VerifyReport, error) {
+	saved, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	rep := &VerifyReport{Dir: dir, RoundID: saved.RoundID, Problems: []Problem{}}
+	add := func(code, file, format string, args ...any) {
+		rep.Problems = append(rep.Problems, Problem{code, file, fmt.Sprintf(format, args...)})
+	}
+
+	// Every file on disk must be listed, and every listed file must match.
+	onDisk := map[string]bool{}
+	walkErr := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		switch {
+		case rel == "." || rel == ManifestFile:
+		case d.IsDir() && rel == TrajectoriesDir:
+		case d.Type().IsRegular():
+			onDisk[rel] = true
+		default:
+			add(ProblemFileUnlisted, rel, "unexpected %s in the snapshot", describe(d))
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+		}
+		return nil
+	})
+	if walkErr != nil {
+		return nil, &NotSnapshotError{Dir: dir, Err: walkErr}
+	}
+	names := make([]string, 0, len(saved.Files))
+	for name := range saved.Files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if !onDisk[name] {
+			add(ProblemFileMissing, name, "listed in %s but missing", ManifestFile)
+			continue
+		}
+		got, err := hashFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			add(ProblemFileModified, name, "cannot be read: %v", err)
+		} else if got != saved.Files[name] {
+			add(ProblemFileModified, name, "SHA-256 is %s, manifest says %s", got, saved.Files[name])
+		}
+	}
+	for _, name := range sortedKeys(onDisk) {
+		if _, ok := saved.Files[name]; !ok {
+			add(ProblemFileUnlisted, name, "present but not listed in %s", ManifestFile)
+		}
+	}
+
+	// Re-derive the manifest from the plan and the observations.
+	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
+	if err != nil {
+		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
+		return finish(rep), nil
+	}
+	t, err := newTally(planJSON, saved.OutcomeRules)
+	if err != nil {
+		add(ProblemPlanInvalid, PlanFile, "%v", err)
+		return finish(rep), nil
+	}
+	if err := ReadObservations(dir, func(o Observation) error {
+		saidTrainable := o.Trainable
+		if err := t.add(&o); err != nil {
+			return err
+		}
+		if o.Trainable != saidTrainable {
+			return fmt.Errorf("trial %q: trainable is %v, the plan and status say %v", o.TrialID, saidTrainable, o.Trainable)
+		}
+		return nil
+	}); err != nil {
+		add(ProblemObservation, ObservationsFile, "%v", err)
+		return finish(rep), nil
+	}
+	want, err := t.manifest(saved.Source.FormatVerified)
+	if err != nil {
+		add(ProblemPlanInvalid, PlanFile, "%v", err)
+		return finish(rep), nil
+	}
+	want.Files = saved.Files
+	want.Trajectories = saved.Trajectories
+	nTraj := 0
+	for name := range saved.Files {
+		if strings.HasPrefix(name, TrajectoriesDir+"/") {
+			nTraj++
+		}
+	}
+	if nTraj != saved.Trajectories.Count {
+		add(ProblemFieldMismatch, ManifestFile, "trajectories.count is %d but %d trajectory files are listed", saved.Trajectories.Count, nTraj)
+	}
+	if want.RoundID != saved.RoundID {
+		add(ProblemRoundMismatch, ManifestFile, "round_id is %s but the plan and observations give %s", saved.RoundID, want.RoundID)
+	}
+	compareFields(saved, want, func(field, got, exp string) {
+		if field == "round_id" {
+			return
+		}
+		add(ProblemFieldMismatch, ManifestFile, "%s is %s but recomputes to %s", field, got, exp)
+	})
+	return finish(rep), nil
+}
+
+func finish(r *VerifyReport) *VerifyReport {
+	r.OK = len(r.Problems) == 0
+	return r
+}
+
+// compareFields reports each top-level manifest field whose JSON differs.
+func compareFields(saved, want *Manifest, report func(field, got, exp string)) {
+	var a, b map[string]json.RawMessage
+	sb, _ := json.Marshal(saved)
+	wb, _ := json.Marshal(want)
+	_ = json.Unmarshal(sb, &a)
+	_ = json.Unmarshal(wb, &b)
+	for _, k := range sortedKeys(b) {
+		if !bytes.Equal(a[k], b[k]) {
+			report(k, string(a[k]), string(b[k]))
+		}
+	}
+}
+
+func hashFile(path string) (string, error) {
+	f, err := safefs.OpenRegular(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func describe(d fs.DirEntry) string {
+	switch {
+	case d.IsDir():
+		return "folder"
+	case d.Type()&fs.ModeSymlink != 0:
+		return "symlink"
+	default:
+		return "special file"
+	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// IsNotSnapshot reports whether err means the folder is not a snapshot.
+func IsNotSnapshot(err error) bool {
+	var ns *NotSnapshotError
+	return errors.As(err, &ns) || errors.Is(err, os.ErrNotExist)
+}

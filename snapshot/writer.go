@@ -1,0 +1,206 @@
+package snapshot
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+// Options describe how a round was produced.
+type Options struct {
+	// FormatVerified is false when the source revision was not one of the
+	// validated Harbor revisions (--allow-unverified-format).
+	FormatVerified bool
+	// OutcomeRules is the version of the outcome table that judged the
+	// attempts, e.g. "tpctl-outcomes/1".
+	OutcomeRules string
+}
+
+// Writer builds a snapshot in a hidden temporary sibling of its final
+// folder; nothing is visible at the final path until Commit renames the
+// complete, fsynced folder into place.
+type Writer struct {
+	final, tmp string
+	opts       Options
+	t          *tally
+
+	obsFile *os.File
+	obsBuf  *bufio.Writer
+	obsHash hash.Hash
+
+	files     map[string]string
+	nTraj     int
+	truncated int
+	redactors []string
+	done      bool
+}
+
+// Create starts a snapshot at dir, which must not exist. planJSON is the
+// normalized import plan; it is written canonically as plan.json.
+func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
+	if err := safefs.MustNotExist(dir); err != nil {
+		return nil, err
+	}
+	t, err := newTally(planJSON, opts.OutcomeRules)
+	if err != nil {
+		return nil, err
+	}
+	parent, base := filepath.Split(filepath.Clean(dir))
+	if parent == "" {
+		parent = "."
+	}
+	tmp, err := os.MkdirTemp(parent, "."+base+".tmp-")
+	if err != nil {
+		return nil, fmt.Errorf("failed to create a temporary folder beside %q: %w", dir, err)
+	}
+	w = &Writer{final: dir, tmp: tmp, opts: opts, t: t, files: map[string]string{}, obsHash: sha256.New()}
+	defer func() {
+		if err != nil {
+			w.Abort()
+		}
+	}()
+	var pretty bytes.Buffer
+	if err := json.Indent(&pretty, t.planCanon, "", "  "); err != nil {
+		return nil, err
+	}
+	pretty.WriteByte('\n')
+	if err := w.writeFile(PlanFile, pretty.Bytes()); err != nil {
+		return nil, err
+	}
+	w.obsFile, err = os.OpenFile(filepath.Join(tmp, ObservationsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	w.obsBuf = bufio.NewWriterSize(io.MultiWriter(w.obsFile, w.obsHash), 64<<10)
+	return w, nil
+}
+
+func (w *Writer) writeFile(name string, data []byte) error {
+	p := filepath.Join(w.tmp, filepath.FromSlash(name))
+	if err := safefs.WriteNew(p, data, 0o644); err != nil {
+		return fmt.Errorf("failed to write %s: %w", name, err)
+	}
+	sum := sha256.Sum256(data)
+	w.files[name] = hex.EncodeToString(sum[:])
+	return nil
+}
+
+// Add appends one observation. Observations must come in canonical
+// (task, repeat) order; Trainable is set from the plan.
+func (w *Writer) Add(o Observation) error {
+	if w.done {
+		return fmt.Errorf("snapshot writer is closed")
+	}
+	if err := w.t.add(&o); err != nil {
+		return err
+	}
+	b, err := json.Marshal(o)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	_, err = w.obsBuf.Write(b)
+	return err
+}
+
+// AddTrajectory stores one encoded transcript as trajectories/NNNN.json.
+func (w *Writer) AddTrajectory(data []byte, truncated bool) error {
+	if w.nTraj == 0 {
+		if err := os.Mkdir(filepath.Join(w.tmp, TrajectoriesDir), 0o755); err != nil {
+			return err
+		}
+	}
+	w.nTraj++
+	if truncated {
+		w.truncated++
+	}
+	return w.writeFile(fmt.Sprintf("%s/%04d.json", TrajectoriesDir, w.nTraj), data)
+}
+
+// SetRedactors records which redactors processed the transcripts.
+func (w *Writer) SetRedactors(names []string) { w.redactors = slices.Clone(names) }
+
+// Commit finishes every file, writes the manifest, fsyncs and renames the
+// folder into place. The returned manifest is what snapshot.json holds.
+func (w *Writer) Commit() (m *Manifest, err error) {
+	if w.done {
+		return nil, fmt.Errorf("snapshot writer is closed")
+	}
+	defer func() {
+		if err != nil {
+			w.Abort()
+		}
+	}()
+	if err := w.obsBuf.Flush(); err != nil {
+		return nil, fmt.Errorf("failed to write %s: %w", ObservationsFile, err)
+	}
+	if err := w.obsFile.Sync(); err != nil {
+		return nil, fmt.Errorf("failed to sync %s: %w", ObservationsFile, err)
+	}
+	if err := w.obsFile.Close(); err != nil {
+		return nil, err
+	}
+	w.files[ObservationsFile] = hex.EncodeToString(w.obsHash.Sum(nil))
+	m, err = w.t.manifest(w.opts.FormatVerified)
+	if err != nil {
+		return nil, err
+	}
+	m.Files = w.files
+	m.Trajectories = TrajectoryInfo{Count: w.nTraj, Truncated: w.truncated, Redactors: w.redactors}
+	if m.Trajectories.Redactors == nil {
+		m.Trajectories.Redactors = []string{}
+	}
+	b, err := EncodeManifest(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := safefs.WriteNew(filepath.Join(w.tmp, ManifestFile), b, 0o644); err != nil {
+		return nil, fmt.Errorf("failed to write %s: %w", ManifestFile, err)
+	}
+	if w.nTraj > 0 {
+		if err := safefs.SyncDir(filepath.Join(w.tmp, TrajectoriesDir)); err != nil {
+			return nil, err
+		}
+	}
+	if err := safefs.SyncDir(w.tmp); err != nil {
+		return nil, err
+	}
+	if err := safefs.PublishDir(w.tmp, w.final); err != nil {
+		return nil, err
+	}
+	w.done = true
+	return m, nil
+}
+
+// Abort removes the temporary folder. It is safe to call more than once
+// and after Commit (then it does nothing).
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.obsFile != nil {
+		w.obsFile.Close()
+	}
+	os.RemoveAll(w.tmp)
+}
+
+// EncodeManifest gives the exact bytes of snapshot.json: indented JSON
+// with a trailing newline (encoding/json sorts map keys).
+func EncodeManifest(m *Manifest) ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
