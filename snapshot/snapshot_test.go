@@ -186,8 +186,11 @@ func TestAddRejects(t *testing.T) {
 			o[0].Status = StatusFailure
 			return o
 		},
-		"no attempts":  func(o []Observation) []Observation { o[1].AttemptOutcomes = nil; return o },
-		"bad status":   func(o []Observation) []Observation { o[1].Status, o[1].AttemptOutcomes[0].Status = "great", "great"; return o },
+		"no attempts": func(o []Observation) []Observation { o[1].AttemptOutcomes = nil; return o },
+		"bad status": func(o []Observation) []Observation {
+			o[1].Status, o[1].AttemptOutcomes[0].Status = "great", "great"
+			return o
+		},
 		"nan reward":   func(o []Observation) []Observation { return nanReward(o) },
 		"retry repeat": func(o []Observation) []Observation { o[0].AttemptOutcomes[0].Retry = 1; return o },
 	}
