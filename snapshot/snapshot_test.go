@@ -431,3 +431,37 @@ func TestCrashChild(t *testing.T) {
 	os.WriteFile(os.Getenv("TPCTL_SNAPSHOT_CRASH_READY"), nil, 0o644)
 	time.Sleep(time.Minute)
 }
+
+func TestRoundIDSeals(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	w, err := Create(dir, []byte(testPlan), Options{OutcomeRules: "tpctl-outcomes/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := testObservations()
+	for _, o := range obs[:2] {
+		if err := w.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, err := w.RoundID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Add(obs[2]); err == nil {
+		t.Error("Add after RoundID succeeded")
+	}
+	if err := w.AddTrajectory([]byte(`{"round_id":"`+id+`"}`), true); err != nil {
+		t.Fatal(err)
+	}
+	m, err := w.Commit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.RoundID != id || m.Trajectories.Count != 1 || m.Trajectories.Truncated != 1 {
+		t.Errorf("manifest %s %+v; want round %s and one truncated trajectory", m.RoundID, m.Trajectories, id)
+	}
+	if rep, err := Verify(dir); err != nil || !rep.OK {
+		t.Errorf("verify: %v %+v", err, rep)
+	}
+}

@@ -39,6 +39,7 @@ type Writer struct {
 	obsHash hash.Hash
 
 	files     map[string]string
+	sealed    *Manifest
 	nTraj     int
 	truncated int
 	redactors []string
@@ -98,8 +99,8 @@ func (w *Writer) writeFile(name string, data []byte) error {
 // Add appends one observation. Observations must come in canonical
 // (task, repeat) order; Trainable is set from the plan.
 func (w *Writer) Add(o Observation) error {
-	if w.done {
-		return fmt.Errorf("snapshot writer is closed")
+	if w.done || w.sealed != nil {
+		return fmt.Errorf("snapshot writer is closed to observations")
 	}
 	if err := w.t.add(&o); err != nil {
 		return err
@@ -111,6 +112,22 @@ func (w *Writer) Add(o Observation) error {
 	b = append(b, '\n')
 	_, err = w.obsBuf.Write(b)
 	return err
+}
+
+// RoundID seals the observations (no more may be added) and returns the
+// round ID, which trajectories carry. Trajectories may still be added.
+func (w *Writer) RoundID() (string, error) {
+	if w.done {
+		return "", fmt.Errorf("snapshot writer is closed")
+	}
+	if w.sealed == nil {
+		m, err := w.t.manifest(w.opts.FormatVerified)
+		if err != nil {
+			return "", err
+		}
+		w.sealed = m
+	}
+	return w.sealed.RoundID, nil
 }
 
 // AddTrajectory stores one encoded transcript as trajectories/NNNN.json.
@@ -151,10 +168,10 @@ func (w *Writer) Commit() (m *Manifest, err error) {
 		return nil, err
 	}
 	w.files[ObservationsFile] = hex.EncodeToString(w.obsHash.Sum(nil))
-	m, err = w.t.manifest(w.opts.FormatVerified)
-	if err != nil {
+	if _, err := w.RoundID(); err != nil {
 		return nil, err
 	}
+	m = w.sealed
 	m.Files = w.files
 	m.Trajectories = TrajectoryInfo{Count: w.nTraj, Truncated: w.truncated, Redactors: w.redactors}
 	if m.Trajectories.Redactors == nil {
