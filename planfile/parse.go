@@ -1,0 +1,443 @@
+package planfile
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+// Parse decodes and checks a plan without touching the filesystem: strict
+// syntax, the embedded schema and every semantic rule that needs no files.
+// name is used only in messages. The plan is nil when data is not a JSON
+// object; otherwise it holds every well-typed field even when there are
+// findings, so callers can still count trials. Findings are sorted by
+// pointer then code.
+func Parse(data []byte, name string, opts Options) (*Plan, []Finding) {
+	root, d, ok := decodeTree(data, opts.AllowExecution)
+	if !ok {
+		return nil, finish(data, d.found, opts)
+	}
+	found := d.found
+	obj, isObj := root.(map[string]any)
+	if !isObj {
+		found = append(found, pending{Finding: Finding{
+			Severity: SeverityError, Code: CodeSchema, Pointer: "",
+			Message: fmt.Sprintf("%s holds a JSON %s, not an object", name, jsonTypeName(root)),
+			Hint:    "an import plan is one JSON object; see docs/plan-format.md",
+		}, off: 0})
+		return nil, finish(data, found, opts)
+	}
+	if d.hasExec {
+		// Eval plans (SPEC §8) carry an execution section whose rules live
+		// with the evaluator; it is kept raw and kept out of the schema.
+		delete(obj, "execution")
+	}
+	found = append(found, validateSchema(obj)...)
+	p, c := fromTree(obj)
+	if d.hasExec {
+		p.Execution = json.RawMessage(d.execRaw)
+	}
+	found = append(found, c.rules(p, opts)...)
+	found = append(found, secretFields(obj)...)
+	return p, finish(data, found, opts)
+}
+
+// finish locates, de-duplicates, applies --strict and sorts.
+func finish(data []byte, ps []pending, opts Options) []Finding {
+	// A specific finding on a field (digest_format on a digest) makes the
+	// generic schema finding on the same pointer redundant.
+	specific := map[string]bool{}
+	for _, p := range ps {
+		if p.Code != CodeSchema {
+			specific[p.Pointer] = true
+		}
+	}
+	kept := ps[:0:0]
+	for _, p := range ps {
+		if p.Code == CodeSchema && specific[p.Pointer] {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	fs := place(data, kept)
+	if opts.Strict {
+		promote(fs)
+	}
+	sortFindings(fs)
+	return fs
+}
+
+func promote(fs []Finding) {
+	for i := range fs {
+		if fs[i].Severity == SeverityWarning {
+			fs[i].Severity = SeverityError
+		}
+	}
+}
+
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	case string:
+		return "string"
+	case json.Number:
+		return "number"
+	case bool:
+		return "boolean"
+	}
+	return "null"
+}
+
+// converted remembers which trials and attempts were well-typed, so that
+// uniqueness rules only compare values the schema accepted.
+type converted struct {
+	trialOK        []bool
+	attemptOK      [][]bool
+	hasSettings    bool
+	hasCheckpoint  bool
+	digestIsString map[string]bool
+}
+
+// fromTree copies every well-typed field of the decoded object into a Plan.
+// Wrong types are already schema findings and are skipped here.
+func fromTree(obj map[string]any) (*Plan, *converted) {
+	p := &Plan{}
+	c := &converted{digestIsString: map[string]bool{}}
+	if n, ok := asInt(obj["version"]); ok {
+		p.Version = n
+	}
+	if m, ok := obj["source"].(map[string]any); ok {
+		p.Source.Format, _ = m["format"].(string)
+		p.Source.Revision, _ = m["revision"].(string)
+	}
+	p.Name, _ = obj["name"].(string)
+	p.Split, _ = obj["split"].(string)
+	p.Trainable, _ = obj["trainable"].(bool)
+	if m, ok := obj["checkpoint"].(map[string]any); ok {
+		c.hasCheckpoint = true
+		p.Checkpoint.Ref, _ = m["ref"].(string)
+		p.Checkpoint.ServedAs, _ = m["served_as"].(string)
+	}
+	if m, ok := obj["protocol"].(map[string]any); ok {
+		p.Protocol.DatasetDigest, _ = m["dataset_digest"].(string)
+		p.Protocol.VerifierDigest, _ = m["verifier_digest"].(string)
+		p.Protocol.EnvironmentDigest, _ = m["environment_digest"].(string)
+		p.Protocol.HarnessDigest, _ = m["harness_digest"].(string)
+		for k, v := range m {
+			_, c.digestIsString[k] = v.(string)
+		}
+	}
+	if m, ok := obj["settings"].(map[string]any); ok {
+		p.Settings = m
+		c.hasSettings = true
+	}
+	trials, _ := obj["trials"].([]any)
+	p.Trials = make([]Trial, 0, len(trials))
+	c.trialOK = make([]bool, 0, len(trials))
+	c.attemptOK = make([][]bool, 0, len(trials))
+	for _, tv := range trials {
+		var t Trial
+		tm, _ := tv.(map[string]any)
+		task, okTask := tm["task"].(string)
+		rep, okRep := asInt(tm["repeat"])
+		t.Task, t.Repeat = task, rep
+		c.trialOK = append(c.trialOK, okTask && task != "" && okRep && rep >= 0)
+		atts, _ := tm["attempts"].([]any)
+		t.Attempts = make([]Attempt, 0, len(atts))
+		aok := make([]bool, 0, len(atts))
+		for _, av := range atts {
+			am, _ := av.(map[string]any)
+			var a Attempt
+			r, okR := asInt(am["retry"])
+			dir, okD := am["dir"].(string)
+			a.Retry, a.Dir = r, dir
+			t.Attempts = append(t.Attempts, a)
+			aok = append(aok, okR && r >= 0 && okD)
+		}
+		p.Trials = append(p.Trials, t)
+		c.attemptOK = append(c.attemptOK, aok)
+	}
+	return p, c
+}
+
+// asInt accepts a JSON number with no fractional part ("2", "2.0", "2e0")
+// in a range far beyond any plan's needs; the schema reports the rest.
+func asInt(v any) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	if i, err := strconv.Atoi(string(n)); err == nil {
+		return i, true
+	}
+	f, err := strconv.ParseFloat(string(n), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1e9 {
+		return 0, false
+	}
+	return int(f), true
+}
+
+func errAt(code, ptr, msg, hint string) pending {
+	return pending{Finding: Finding{Severity: SeverityError, Code: code, Pointer: ptr, Message: msg, Hint: hint}, off: -1}
+}
+
+func warnAt(code, ptr, msg, hint string) pending {
+	return pending{Finding: Finding{Severity: SeverityWarning, Code: code, Pointer: ptr, Message: msg, Hint: hint}, off: -1}
+}
+
+const digestHint = "compute it with 'tpctl digest file|dir|json|harbor-task PATH' and paste the 64-hex result"
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// rules applies the semantic rules of SPEC §1 that need no filesystem.
+func (c *converted) rules(p *Plan, opts Options) []pending {
+	var out []pending
+
+	// Digests: lowercase 64-hex SHA-256, never a REPLACE_ placeholder.
+	for _, d := range []struct{ name, val string }{
+		{"dataset_digest", p.Protocol.DatasetDigest},
+		{"verifier_digest", p.Protocol.VerifierDigest},
+		{"environment_digest", p.Protocol.EnvironmentDigest},
+		{"harness_digest", p.Protocol.HarnessDigest},
+	} {
+		ptr := "/protocol/" + d.name
+		switch {
+		case d.val == "":
+			// Missing or wrong type: already a schema finding; an empty
+			// string is reported here.
+			if c.digestIsString[d.name] {
+				out = append(out, errAt(CodeDigestFormat, ptr, "digest is empty", digestHint))
+			}
+		case strings.HasPrefix(d.val, "REPLACE_"):
+			out = append(out, errAt(CodeDigestPlaceholder, ptr,
+				fmt.Sprintf("%s is still the placeholder %q", d.name, clip(d.val)), digestHint))
+		case !isLowerHex(d.val, 64):
+			out = append(out, errAt(CodeDigestFormat, ptr, digestProblem(d.name, d.val), digestHint))
+		}
+	}
+
+	// Checkpoint: pinned by content.
+	if !pinned(p.Checkpoint.Ref) {
+		msg := fmt.Sprintf("checkpoint ref %q is not pinned by content", clip(p.Checkpoint.Ref))
+		if p.Checkpoint.Ref == "" {
+			msg = "checkpoint ref is missing, empty or not a string"
+		}
+		ptr := "/checkpoint/ref"
+		if !c.hasCheckpoint {
+			ptr, msg = "/checkpoint", "checkpoint is missing"
+		}
+		out = append(out, errAt(CodeCheckpointUnpinned, ptr, msg,
+			"end the ref in @sha256:<64 hex> or @<40-hex revision>; branches, tags and 'latest' can move"))
+	}
+
+	// Harbor revision: one the adapter was validated against.
+	if rev := p.Source.Revision; rev != "" && !harbor.IsValidated(rev) {
+		f := errAt(CodeRevisionUnverified, "/source/revision",
+			fmt.Sprintf("Harbor revision %q is not one tpctl was validated against", clip(rev)),
+			"run 'tpctl formats' for the validated revisions, or pass --allow-unverified-format (the snapshot then records format_verified: false)")
+		if opts.AllowUnverifiedFormat {
+			f.Severity = SeverityWarning
+		}
+		out = append(out, f)
+	}
+
+	// Trials, retries and folders.
+	type key struct {
+		task   string
+		repeat int
+	}
+	seenTrial := make(map[key]int, len(p.Trials))
+	seenDir := make(map[string]string)
+	for i, t := range p.Trials {
+		tptr := "/trials/" + strconv.Itoa(i)
+		if c.trialOK[i] {
+			k := key{t.Task, t.Repeat}
+			if first, dup := seenTrial[k]; dup {
+				out = append(out, errAt(CodeDuplicateTrial, tptr,
+					fmt.Sprintf("trial %q is planned twice (first at /trials/%d)", t.ID(), first),
+					"give each sample of a task its own repeat number; a re-execution of the same sample is a higher retry in one trial's attempts"))
+			} else {
+				seenTrial[k] = i
+			}
+		}
+		seenRetry := make(map[int]int, len(t.Attempts))
+		for j, a := range t.Attempts {
+			if !c.attemptOK[i][j] {
+				continue
+			}
+			aptr := tptr + "/attempts/" + strconv.Itoa(j)
+			if first, dup := seenRetry[a.Retry]; dup {
+				out = append(out, errAt(CodeDuplicateRetry, aptr+"/retry",
+					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr, first),
+					"number the attempts of one trial 0, 1, 2, …; the highest retry is the trial's result"))
+			} else {
+				seenRetry[a.Retry] = j
+			}
+			dptr := aptr + "/dir"
+			if err := safefs.CheckRel(a.Dir); err != nil {
+				out = append(out, pathFinding(dptr, a.Dir, err))
+			}
+			// Compare cleaned forms so a/b and a//b are one folder; the
+			// unclean spelling is also reported above as path_unclean.
+			if a.Dir != "" && !strings.HasPrefix(a.Dir, "/") {
+				cl := path.Clean(a.Dir)
+				if first, dup := seenDir[cl]; dup {
+					out = append(out, errAt(CodeDuplicateDir, dptr,
+						fmt.Sprintf("folder %q is already used at %s", a.Dir, first),
+						"each attempt has its own folder; only the plan says which trial a folder belongs to"))
+				} else {
+					seenDir[cl] = dptr
+				}
+			}
+		}
+	}
+
+	out = append(out, c.settingsRules(p)...)
+	return out
+}
+
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+func digestProblem(name, v string) string {
+	lower := strings.ToLower(v)
+	switch {
+	case strings.HasPrefix(lower, "sha256:"):
+		return fmt.Sprintf("%s %q has a prefix; give only the 64 lowercase hex characters", name, clip(v))
+	case isLowerHex(lower, 64):
+		return fmt.Sprintf("%s %q has uppercase letters; digests are lowercase hex", name, clip(v))
+	case isLowerHex(lower, len(lower)):
+		return fmt.Sprintf("%s %q has %d hex characters, not 64 (a SHA-256 digest)", name, clip(v), len(v))
+	}
+	return fmt.Sprintf("%s %q is not a SHA-256 digest (64 lowercase hex characters)", name, clip(v))
+}
+
+// pinned reports whether a checkpoint ref ends in @sha256:<64 hex> or
+// @<40 hex>, the two content pins SPEC §1 accepts.
+func pinned(ref string) bool {
+	i := strings.LastIndexByte(ref, '@')
+	if i <= 0 {
+		return false
+	}
+	pin := ref[i+1:]
+	if h, ok := strings.CutPrefix(pin, "sha256:"); ok {
+		return isLowerHex(h, 64)
+	}
+	return isLowerHex(pin, 40)
+}
+
+func pathFinding(ptr, dir string, err error) pending {
+	code := CodePathUnclean
+	if pe, ok := err.(*safefs.PathError); ok {
+		code = pe.Code
+	}
+	hint := map[string]string{
+		CodePathAbsolute:  "give the folder relative to --root, e.g. jobs/<job>/<trial>",
+		CodePathTraversal: "remove '..'; every folder must be inside --root",
+		CodePathUnclean:   "write it with single forward slashes and no '.', empty or trailing segments",
+	}[code]
+	msg := err.Error()
+	if code == CodePathUnclean && strings.Contains(dir, "\\") {
+		msg = fmt.Sprintf("path %q contains a backslash; use forward slashes", dir)
+	}
+	return errAt(code, ptr, msg, hint)
+}
+
+// settingsCategory is one part of the evaluation settings the settings
+// digest must cover (SPEC §1), with the keys that count for it. A key
+// named like the category itself (e.g. "generation": {...}) also counts.
+type settingsCategory struct {
+	Name string
+	Keys []string
+}
+
+// SettingsCategories lists the categories settings_incomplete checks and
+// the top-level settings keys that satisfy each (docs/plan-format.md).
+var SettingsCategories = []settingsCategory{
+	{"generation", []string{"generation", "sampling", "temperature", "top_p", "top_k", "min_p", "seed", "max_tokens", "max_new_tokens", "max_output_tokens", "frequency_penalty", "presence_penalty", "repetition_penalty", "stop"}},
+	{"context", []string{"context", "context_window", "context_length", "max_context_tokens", "max_input_tokens", "max_model_len", "truncation"}},
+	{"repeats", []string{"repeats", "n_repeats", "n_attempts"}},
+	{"runtime", []string{"runtime", "max_turns", "timeout_sec", "agent_timeout_sec", "verifier_timeout_sec", "timeout_multiplier", "environment", "environment_type"}},
+	{"tool/network policy", []string{"tools", "tool_policy", "tool_choice", "network", "network_policy", "allow_internet"}},
+}
+
+func (c *converted) settingsRules(p *Plan) []pending {
+	var missing []string
+	for _, cat := range SettingsCategories {
+		found := false
+		for _, k := range cat.Keys {
+			if _, ok := p.Settings[k]; ok {
+				found = true
+				break
+			}
+		}
+		if !found {
+			missing = append(missing, cat.Name)
+		}
+	}
+	var out []pending
+	if len(missing) > 0 {
+		ptr := "/settings"
+		if !c.hasSettings {
+			ptr = ""
+		}
+		out = append(out, warnAt(CodeSettingsIncomplete, ptr,
+			"settings do not record: "+strings.Join(missing, ", "),
+			"add the missing settings so the settings digest covers them (keys per category: docs/plan-format.md)"))
+	}
+	// Numbers outside float64 cannot be canonicalised (RFC 8785) for the
+	// settings digest.
+	var walk func(ptr string, v any)
+	walk = func(ptr string, v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			keys := make([]string, 0, len(x))
+			for k := range x {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				walk(ptr+"/"+escapePointer(k), x[k])
+			}
+		case []any:
+			for i, e := range x {
+				walk(ptr+"/"+strconv.Itoa(i), e)
+			}
+		case json.Number:
+			if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
+				out = append(out, errAt(CodeSchema, ptr,
+					fmt.Sprintf("number %s is out of range for a 64-bit float", clip(string(x))),
+					"use a smaller number or a string"))
+			}
+		}
+	}
+	if c.hasSettings {
+		walk("/settings", p.Settings)
+	}
+	return out
+}

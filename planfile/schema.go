@@ -1,0 +1,200 @@
+package planfile
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/tuneplane/tpctl/schemas"
+)
+
+// schemaFile is the embedded schema's name in schemas.FS.
+const schemaFile = "import-plan.v1.json"
+
+// compiledSchema compiles the embedded schema once; a failure is a bug in
+// the shipped file, which TestSchemaCompiles catches.
+var compiledSchema = sync.OnceValues(func() (*jsonschema.Schema, error) {
+	f, err := schemas.FS.Open(schemaFile)
+	if err != nil {
+		return nil, fmt.Errorf("failed to open embedded schema %s: %w", schemaFile, err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		return nil, fmt.Errorf("failed to decode embedded schema %s: %w", schemaFile, err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource(SchemaID, doc); err != nil {
+		return nil, fmt.Errorf("failed to add embedded schema %s: %w", schemaFile, err)
+	}
+	return c.Compile(SchemaID)
+})
+
+var printer = message.NewPrinter(language.English)
+
+// allowedFields lists the members of each closed object, for the "did you
+// mean" hint of unknown_field. It mirrors the schema; TestAllowedFields
+// keeps the two in step.
+var allowedFields = map[string][]string{
+	"plan":       {"$schema", "version", "source", "name", "split", "trainable", "checkpoint", "protocol", "settings", "trials"},
+	"source":     {"format", "revision"},
+	"checkpoint": {"ref", "served_as"},
+	"protocol":   {"dataset_digest", "verifier_digest", "environment_digest", "harness_digest"},
+	"trial":      {"task", "repeat", "attempts"},
+	"attempt":    {"retry", "dir"},
+}
+
+// objectKind names the closed object at an instance location.
+func objectKind(loc []string) string {
+	switch {
+	case len(loc) == 0:
+		return "plan"
+	case len(loc) == 1:
+		return loc[0]
+	case len(loc) == 2 && loc[0] == "trials":
+		return "trial"
+	case len(loc) == 4 && loc[0] == "trials" && loc[2] == "attempts":
+		return "attempt"
+	}
+	return ""
+}
+
+func pointerOfTokens(loc []string) string {
+	var sb strings.Builder
+	for _, t := range loc {
+		sb.WriteByte('/')
+		sb.WriteString(escapePointer(t))
+	}
+	return sb.String()
+}
+
+// validateSchema checks root against the embedded schema and maps every
+// leaf error to a finding located by pointer.
+func validateSchema(root any) []pending {
+	sch, err := compiledSchema()
+	if err != nil {
+		return []pending{{Finding: Finding{
+			Severity: SeverityError, Code: CodeSchema, Pointer: "",
+			Message: "internal error: " + err.Error(),
+			Hint:    "report this bug; the embedded schema does not compile",
+		}, off: -1}}
+	}
+	err = sch.Validate(root)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []pending{{Finding: Finding{
+			Severity: SeverityError, Code: CodeSchema, Pointer: "",
+			Message: "schema validation failed: " + err.Error(),
+			Hint:    "see docs/plan-format.md for the plan's fields",
+		}, off: -1}}
+	}
+	var out []pending
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) > 0 {
+			for _, c := range e.Causes {
+				walk(c)
+			}
+			return
+		}
+		out = append(out, mapSchemaError(e)...)
+	}
+	walk(ve)
+	return out
+}
+
+func mapSchemaError(e *jsonschema.ValidationError) []pending {
+	ptr := pointerOfTokens(e.InstanceLocation)
+	where := ptr
+	if where == "" {
+		where = "the plan"
+	}
+	mk := func(code, ptr, msg, hint string) pending {
+		return pending{Finding: Finding{Severity: SeverityError, Code: code, Pointer: ptr, Message: msg, Hint: hint}, off: -1}
+	}
+	switch k := e.ErrorKind.(type) {
+	case *kind.AdditionalProperties:
+		allowed := allowedFields[objectKind(e.InstanceLocation)]
+		var out []pending
+		for _, p := range k.Properties {
+			hint := "remove it or fix its spelling"
+			if s := closest(p, allowed); s != "" {
+				hint = fmt.Sprintf("did you mean %q? otherwise remove it", s)
+			}
+			if len(allowed) > 0 {
+				hint += "; allowed here: " + strings.Join(allowed, ", ")
+			}
+			out = append(out, mk(CodeUnknownField, ptr+"/"+escapePointer(p),
+				fmt.Sprintf("unknown field %q in %s", p, where), hint))
+		}
+		return out
+	case *kind.Required:
+		var out []pending
+		for _, m := range k.Missing {
+			out = append(out, mk(CodeSchema, ptr+"/"+escapePointer(m),
+				fmt.Sprintf("required field %q is missing from %s", m, where),
+				fmt.Sprintf("add %q (see docs/plan-format.md)", m)))
+		}
+		return out
+	case *kind.Type:
+		return []pending{mk(CodeSchema, ptr,
+			fmt.Sprintf("wrong type: got %s, want %s", k.Got, strings.Join(k.Want, " or ")),
+			"see docs/plan-format.md for each field's type")}
+	}
+	hint := "see docs/plan-format.md for the allowed values"
+	field := "value"
+	if n := len(e.InstanceLocation); n > 0 {
+		field = e.InstanceLocation[n-1]
+		if field == "repeat" || field == "retry" {
+			hint = "repeats and retries are whole numbers counted from 0"
+		}
+	}
+	return []pending{mk(CodeSchema, ptr, field+": "+e.ErrorKind.LocalizedString(printer), hint)}
+}
+
+// closest returns the allowed name nearest to s when it is a likely typo
+// (edit distance at most 2), else "".
+func closest(s string, allowed []string) string {
+	best, bestD := "", 3
+	cands := append([]string(nil), allowed...)
+	sort.Strings(cands)
+	for _, a := range cands {
+		if d := editDistance(strings.ToLower(s), a); d < bestD {
+			best, bestD = a, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	if len(a) > 64 || len(b) > 64 {
+		return 99
+	}
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
