@@ -1,0 +1,848 @@
+package atif
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+// errTooLarge is returned by cappedReader once more than the cap was read.
+var errTooLarge = errors.New("input over the size cap")
+
+// cappedReader fails instead of returning bytes past max, so a file that
+// grows after its stat, or a pipe, cannot make the decoder read without end.
+type cappedReader struct {
+	r   io.Reader
+	n   int64
+	max int64
+}
+
+func (c *cappedReader) Read(p []byte) (int, error) {
+	if c.n > c.max {
+		return 0, errTooLarge
+	}
+	if rem := c.max + 1 - c.n; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.n > c.max {
+		return n, errTooLarge
+	}
+	return n, err
+}
+
+// OpenFile opens a trajectory file for Decode: it refuses known non-ATIF
+// names (CheckName), symlinks and special files, and files whose stat size
+// is over the cap, all before reading a byte.
+func OpenFile(path string, opts Options) (*os.File, error) {
+	opts = opts.withDefaults()
+	if err := CheckName(path); err != nil {
+		return nil, err
+	}
+	f, err := safefs.OpenRegular(path)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("is a symlink; tpctl does not follow links out of a job folder: %w", err)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.Size() > opts.MaxSize {
+		f.Close()
+		return nil, &LimitError{What: "bytes", Limit: opts.MaxSize, Size: fi.Size()}
+	}
+	return f, nil
+}
+
+// DecodeFile opens path with OpenFile and decodes it with Decode. Errors
+// name the file.
+func DecodeFile(path string, opts Options, onStep func(*Step) error) (*Trajectory, error) {
+	f, err := OpenFile(path, opts)
+	if err != nil {
+		return nil, fmt.Errorf("trajectory %q: %w", path, err)
+	}
+	defer f.Close()
+	t, err := Decode(f, opts, onStep)
+	if err != nil {
+		return nil, fmt.Errorf("trajectory %q: %w", path, err)
+	}
+	return t, nil
+}
+
+// Decode reads one ATIF document from r. If onStep is non-nil it is called
+// with every step in order and Trajectory.Steps stays empty, so memory is
+// bounded by one step; an error from onStep stops decoding and is returned
+// as is. Decode reads at most opts.MaxSize bytes.
+//
+// Errors: *UnsupportedFormatError (not ATIF v1.x), *LimitError (a bound was
+// hit), *SyntaxError (malformed JSON or a wrong type), or onStep's error.
+func Decode(r io.Reader, opts Options, onStep func(*Step) error) (*Trajectory, error) {
+	opts = opts.withDefaults()
+	cr := &cappedReader{r: r, max: opts.MaxSize}
+	d := &decoder{
+		dec:     json.NewDecoder(cr),
+		cr:      cr,
+		opts:    opts,
+		t:       &Trajectory{},
+		onStep:  onStep,
+		topKeys: map[string]bool{},
+	}
+	d.dec.UseNumber()
+	if err := d.root(); err != nil {
+		return nil, err
+	}
+	return d.t, nil
+}
+
+type decoder struct {
+	dec     *json.Decoder
+	cr      *cappedReader
+	opts    Options
+	t       *Trajectory
+	onStep  func(*Step) error
+	path    []string
+	topKeys map[string]bool
+	depth   int // open containers, counted by token
+	seen    map[string]bool
+	buf     bytes.Buffer
+}
+
+func (d *decoder) pointer() string {
+	if len(d.path) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, p := range d.path {
+		b.WriteByte('/')
+		b.WriteString(escapePointer(p))
+	}
+	return b.String()
+}
+
+func (d *decoder) errorf(format string, args ...any) error {
+	return &SyntaxError{Pointer: d.pointer(), Offset: d.dec.InputOffset(), Msg: fmt.Sprintf(format, args...)}
+}
+
+// next reads one token, tracking depth and turning decoder failures into
+// located errors.
+func (d *decoder) next() (json.Token, error) {
+	tok, err := d.dec.Token()
+	if err != nil {
+		if errors.Is(err, errTooLarge) {
+			return nil, &LimitError{What: "bytes", Limit: d.opts.MaxSize}
+		}
+		if err == io.EOF {
+			return nil, &SyntaxError{Pointer: d.pointer(), Offset: d.cr.n, Msg: "unexpected end of file", Err: io.ErrUnexpectedEOF}
+		}
+		return nil, &SyntaxError{Pointer: d.pointer(), Offset: d.dec.InputOffset(), Msg: "invalid JSON", Err: err}
+	}
+	if dl, ok := tok.(json.Delim); ok {
+		switch dl {
+		case '{', '[':
+			d.depth++
+			if d.depth > d.opts.MaxDepth {
+				return nil, &LimitError{What: "nesting levels", Limit: int64(d.opts.MaxDepth), At: d.pointer()}
+			}
+		default:
+			d.depth--
+		}
+	}
+	return tok, nil
+}
+
+func kind(tok json.Token) string {
+	switch v := tok.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case json.Delim:
+		if v == '{' {
+			return "an object"
+		}
+		if v == '[' {
+			return "an array"
+		}
+	}
+	return "unexpected token"
+}
+
+// skipFrom consumes the rest of a value whose first token is tok.
+func (d *decoder) skipFrom(tok json.Token) error {
+	dl, ok := tok.(json.Delim)
+	if !ok || (dl != '{' && dl != '[') {
+		return nil
+	}
+	base := d.depth - 1
+	for d.depth > base {
+		if _, err := d.next(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// captureFrom writes the compact JSON of a value whose first token is tok
+// into d.buf. It walks tokens iteratively, so nesting costs no stack.
+func (d *decoder) captureFrom(tok json.Token) error {
+	type frame struct {
+		obj bool
+		n   int
+	}
+	var stack []frame
+	for {
+		if dl, ok := tok.(json.Delim); ok && (dl == '}' || dl == ']') {
+			stack = stack[:len(stack)-1]
+			d.buf.WriteByte(byte(dl))
+		} else {
+			if len(stack) > 0 {
+				top := &stack[len(stack)-1]
+				switch {
+				case top.obj && top.n%2 == 1:
+					d.buf.WriteByte(':')
+				case top.n > 0:
+					d.buf.WriteByte(',')
+				}
+				top.n++
+			}
+			switch v := tok.(type) {
+			case json.Delim:
+				stack = append(stack, frame{obj: v == '{'})
+				d.buf.WriteByte(byte(v))
+			case string:
+				writeJSONString(&d.buf, v)
+			case json.Number:
+				d.buf.WriteString(string(v))
+			case bool:
+				d.buf.WriteString(strconv.FormatBool(v))
+			case nil:
+				d.buf.WriteString("null")
+			}
+		}
+		if len(stack) == 0 {
+			return nil
+		}
+		var err error
+		if tok, err = d.next(); err != nil {
+			return err
+		}
+	}
+}
+
+// writeJSONString writes s as a JSON string without HTML escaping.
+func writeJSONString(b *bytes.Buffer, s string) {
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	b.Truncate(b.Len() - 1)
+}
+
+// object reads an object whose '{' was tok, calling field for each key
+// with the key pushed on the path. A null tok is accepted when nullable.
+func (d *decoder) object(tok json.Token, what string, nullable bool, field func(key string) error) (bool, error) {
+	if tok == nil && nullable {
+		return false, nil
+	}
+	if dl, ok := tok.(json.Delim); !ok || dl != '{' {
+		return false, d.errorf("%s must be an object, got %s", what, kind(tok))
+	}
+	for d.dec.More() {
+		ktok, err := d.next()
+		if err != nil {
+			return true, err
+		}
+		key, _ := ktok.(string)
+		d.path = append(d.path, key)
+		err = field(key)
+		d.path = d.path[:len(d.path)-1]
+		if err != nil {
+			return true, err
+		}
+	}
+	_, err := d.next() // '}'
+	return true, err
+}
+
+// array reads an array whose '[' was tok, calling elem with the index
+// pushed on the path. A null tok is accepted when nullable.
+func (d *decoder) array(tok json.Token, what string, nullable bool, elem func(i int) error) error {
+	if tok == nil && nullable {
+		return nil
+	}
+	if dl, ok := tok.(json.Delim); !ok || dl != '[' {
+		return d.errorf("%s must be an array, got %s", what, kind(tok))
+	}
+	for i := 0; d.dec.More(); i++ {
+		d.path = append(d.path, strconv.Itoa(i))
+		err := elem(i)
+		d.path = d.path[:len(d.path)-1]
+		if err != nil {
+			return err
+		}
+	}
+	_, err := d.next() // ']'
+	return err
+}
+
+// unknown counts and skips a key outside the schema.
+func (d *decoder) unknown() error {
+	d.t.UnknownFields++
+	if len(d.t.UnknownFieldPaths) < 16 {
+		var b strings.Builder
+		for _, p := range d.path {
+			b.WriteByte('/')
+			if _, err := strconv.Atoi(p); err == nil {
+				b.WriteByte('*')
+			} else {
+				b.WriteString(escapePointer(p))
+			}
+		}
+		if d.seen == nil {
+			d.seen = map[string]bool{}
+		}
+		if s := b.String(); !d.seen[s] {
+			d.seen[s] = true
+			d.t.UnknownFieldPaths = append(d.t.UnknownFieldPaths, s)
+		}
+	}
+	return d.skip()
+}
+
+func (d *decoder) skip() error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	return d.skipFrom(tok)
+}
+
+// str reads a string (null gives "").
+func (d *decoder) str() (string, error) {
+	tok, err := d.next()
+	if err != nil {
+		return "", err
+	}
+	switch v := tok.(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", nil
+	}
+	return "", d.errorf("must be a string, got %s", kind(tok))
+}
+
+// optStr reads a string or null.
+func (d *decoder) optStr() (*string, error) {
+	tok, err := d.next()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case string:
+		return &v, nil
+	case nil:
+		return nil, nil
+	}
+	return nil, d.errorf("must be a string, got %s", kind(tok))
+}
+
+// scalarText reads a string or number as text (agent.version is sometimes
+// written as a number by hand-made files).
+func (d *decoder) scalarText() (string, error) {
+	tok, err := d.next()
+	if err != nil {
+		return "", err
+	}
+	switch v := tok.(type) {
+	case string:
+		return v, nil
+	case json.Number:
+		return string(v), nil
+	case nil:
+		return "", nil
+	}
+	return "", d.errorf("must be a string, got %s", kind(tok))
+}
+
+func (d *decoder) intFrom(tok json.Token) (*int64, error) {
+	switch v := tok.(type) {
+	case nil:
+		return nil, nil
+	case json.Number:
+		n, err := strconv.ParseInt(string(v), 10, 64)
+		if err != nil {
+			// Some writers emit 12.0; accept integral floats.
+			f, ferr := strconv.ParseFloat(string(v), 64)
+			if ferr != nil || f != float64(int64(f)) {
+				return nil, d.errorf("must be an integer, got %s", v)
+			}
+			n = int64(f)
+		}
+		return &n, nil
+	}
+	return nil, d.errorf("must be an integer, got %s", kind(tok))
+}
+
+func (d *decoder) optInt() (*int64, error) {
+	tok, err := d.next()
+	if err != nil {
+		return nil, err
+	}
+	return d.intFrom(tok)
+}
+
+func (d *decoder) boolean() (bool, error) {
+	tok, err := d.next()
+	if err != nil {
+		return false, err
+	}
+	switch v := tok.(type) {
+	case bool:
+		return v, nil
+	case nil:
+		return false, nil
+	}
+	return false, d.errorf("must be a boolean, got %s", kind(tok))
+}
+
+// content reads ATIF message/content: a string or (v1.6+) an array of
+// content parts. Text parts are joined with "\n"; images become markers.
+func (d *decoder) content() (string, error) {
+	tok, err := d.next()
+	if err != nil {
+		return "", err
+	}
+	switch v := tok.(type) {
+	case string:
+		return v, nil
+	case nil:
+		return "", nil
+	}
+	var b strings.Builder
+	n := 0
+	err = d.array(tok, "content", false, func(int) error {
+		ptok, err := d.next()
+		if err != nil {
+			return err
+		}
+		var typ, text, media string
+		_, err = d.object(ptok, "content part", false, func(key string) error {
+			var err error
+			switch key {
+			case "type":
+				typ, err = d.str()
+			case "text":
+				text, err = d.str()
+			case "source":
+				var stok json.Token
+				if stok, err = d.next(); err != nil {
+					return err
+				}
+				_, err = d.object(stok, "image source", true, func(key string) error {
+					switch key {
+					case "media_type":
+						var err error
+						media, err = d.str()
+						return err
+					case "path":
+						return d.skip()
+					}
+					return d.unknown()
+				})
+			default:
+				err = d.unknown()
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		n++
+		switch typ {
+		case "text":
+			b.WriteString(text)
+		case "image":
+			b.WriteString(ImageMarker(media))
+		default:
+			return d.errorf("content part type must be \"text\" or \"image\", got %q", typ)
+		}
+		return nil
+	})
+	return b.String(), err
+}
+
+func (d *decoder) root() error {
+	tok, err := d.next()
+	if err != nil {
+		if se := (*SyntaxError)(nil); errors.As(err, &se) && errors.Is(se.Err, io.ErrUnexpectedEOF) && d.cr.n == 0 {
+			return &SyntaxError{Msg: "file is empty"}
+		}
+		return err
+	}
+	if dl, ok := tok.(json.Delim); ok && dl == '[' {
+		return &UnsupportedFormatError{Format: "JSON array (an agent's native event list, e.g. OpenHands)", Reason: nativeReason}
+	}
+	sawSteps := false
+	_, err = d.object(tok, "the trajectory", false, func(key string) error {
+		if len(d.topKeys) < 64 {
+			d.topKeys[key] = true
+		}
+		var err error
+		t := d.t
+		switch key {
+		case "schema_version":
+			t.SchemaVersion, err = d.str()
+		case "session_id":
+			t.SessionID, err = d.str()
+		case "trajectory_id":
+			t.TrajectoryID, err = d.str()
+		case "notes":
+			t.Notes, err = d.str()
+		case "continued_trajectory_ref":
+			t.ContinuedTrajectoryRef, err = d.str()
+		case "extra", "final_metrics":
+			err = d.skip()
+		case "agent":
+			err = d.agent()
+		case "subagent_trajectories":
+			var atok json.Token
+			if atok, err = d.next(); err != nil {
+				return err
+			}
+			err = d.array(atok, "subagent_trajectories", true, func(int) error {
+				t.EmbeddedSubagents++
+				return d.skip()
+			})
+		case "steps":
+			sawSteps = true
+			var atok json.Token
+			if atok, err = d.next(); err != nil {
+				return err
+			}
+			err = d.array(atok, "steps", false, func(i int) error { return d.step() })
+		default:
+			err = d.unknown()
+		}
+		return err
+	})
+	if err != nil {
+		// A foreign document fails on its own fields (e.g. mini-swe-agent's
+		// "messages"): name the format rather than the type error.
+		if u := classify(d.topKeys, false); u != nil && d.t.SchemaVersion == "" {
+			return u
+		}
+		return err
+	}
+	// Another value after the first means JSON Lines, never ATIF.
+	multi := false
+	if tok, err := d.dec.Token(); err != io.EOF {
+		if err != nil {
+			if errors.Is(err, errTooLarge) {
+				return &LimitError{What: "bytes", Limit: d.opts.MaxSize}
+			}
+			return &SyntaxError{Offset: d.dec.InputOffset(), Msg: "unexpected data after the trajectory object", Err: err}
+		}
+		if dl, ok := tok.(json.Delim); !ok || dl != '{' {
+			return &SyntaxError{Offset: d.dec.InputOffset(), Msg: "unexpected data after the trajectory object"}
+		}
+		multi = true
+	}
+	if d.t.SchemaVersion == "" || multi {
+		if u := classify(d.topKeys, multi); u != nil {
+			return u
+		}
+	}
+	switch {
+	case d.t.SchemaVersion == "":
+		if !sawSteps {
+			return &UnsupportedFormatError{Format: "unknown JSON", Reason: "no schema_version and no steps; " + useATIF}
+		}
+		return &SyntaxError{Pointer: "/schema_version", Offset: d.cr.n, Msg: "missing; tpctl reads " + supportedList() + " and needs the version stated"}
+	case !versionSupported(d.t.SchemaVersion):
+		return &UnsupportedFormatError{Format: strconv.Quote(d.t.SchemaVersion),
+			Reason: "unknown schema_version; tpctl reads " + strings.Join(SupportedVersions, ", ")}
+	case !sawSteps:
+		return &SyntaxError{Pointer: "/steps", Offset: d.cr.n, Msg: "missing; an ATIF trajectory needs at least one step"}
+	case d.t.StepCount == 0:
+		return &SyntaxError{Pointer: "/steps", Offset: d.cr.n, Msg: "is empty; an ATIF trajectory needs at least one step"}
+	}
+	return nil
+}
+
+func (d *decoder) agent() error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	a := &d.t.Agent
+	_, err = d.object(tok, "agent", true, func(key string) error {
+		var err error
+		switch key {
+		case "name":
+			a.Name, err = d.str()
+		case "version":
+			a.Version, err = d.scalarText()
+		case "model_name":
+			a.ModelName, err = d.str()
+		case "tool_definitions", "extra":
+			err = d.skip()
+		default:
+			err = d.unknown()
+		}
+		return err
+	})
+	return err
+}
+
+func (d *decoder) step() error {
+	if d.t.StepCount >= d.opts.MaxSteps {
+		return &LimitError{What: "steps", Limit: int64(d.opts.MaxSteps), At: "/steps"}
+	}
+	d.t.StepCount++
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	s := &Step{}
+	_, err = d.object(tok, "a step", false, func(key string) error {
+		var err error
+		switch key {
+		case "step_id":
+			var n *int64
+			if n, err = d.optInt(); n != nil {
+				s.StepID = *n
+			}
+		case "timestamp":
+			s.Timestamp, err = d.str()
+		case "source":
+			if s.Source, err = d.str(); err == nil {
+				switch s.Source {
+				case "system", "user", "agent":
+				default:
+					err = d.errorf("must be \"system\", \"user\" or \"agent\", got %q", s.Source)
+				}
+			}
+		case "model_name":
+			s.ModelName, err = d.str()
+		case "reasoning_content":
+			s.ReasoningContent, err = d.str()
+		case "message":
+			s.Message, err = d.content()
+		case "is_copied_context":
+			s.IsCopiedContext, err = d.boolean()
+		case "reasoning_effort", "llm_call_count", "extra":
+			err = d.skip()
+		case "tool_calls":
+			err = d.toolCalls(s)
+		case "observation":
+			err = d.observation(s)
+		case "metrics":
+			err = d.metrics(s)
+		default:
+			err = d.unknown()
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if s.Source == "" {
+		return d.errorf("step has no source; it must be \"system\", \"user\" or \"agent\"")
+	}
+	if d.onStep != nil {
+		return d.onStep(s)
+	}
+	d.t.Steps = append(d.t.Steps, s)
+	return nil
+}
+
+func (d *decoder) toolCalls(s *Step) error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	return d.array(tok, "tool_calls", true, func(int) error {
+		ctok, err := d.next()
+		if err != nil {
+			return err
+		}
+		var tc ToolCall
+		_, err = d.object(ctok, "a tool call", false, func(key string) error {
+			var err error
+			switch key {
+			case "tool_call_id":
+				tc.ID, err = d.str()
+			case "function_name":
+				tc.FunctionName, err = d.str()
+			case "arguments":
+				var atok json.Token
+				if atok, err = d.next(); err != nil {
+					return err
+				}
+				if sv, ok := atok.(string); ok {
+					// Harbor wants an object, but some writers send the
+					// provider's JSON-encoded string; keep it as text.
+					tc.Arguments = sv
+					return nil
+				}
+				d.buf.Reset()
+				if err = d.captureFrom(atok); err == nil {
+					tc.Arguments = d.buf.String()
+				}
+			case "extra":
+				err = d.skip()
+			default:
+				err = d.unknown()
+			}
+			return err
+		})
+		s.ToolCalls = append(s.ToolCalls, tc)
+		return err
+	})
+}
+
+func (d *decoder) observation(s *Step) error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	_, err = d.object(tok, "observation", true, func(key string) error {
+		if key != "results" {
+			return d.unknown()
+		}
+		rtok, err := d.next()
+		if err != nil {
+			return err
+		}
+		if s.Observation == nil {
+			s.Observation = []ObservationResult{}
+		}
+		return d.array(rtok, "results", true, func(int) error {
+			otok, err := d.next()
+			if err != nil {
+				return err
+			}
+			var r ObservationResult
+			_, err = d.object(otok, "an observation result", false, func(key string) error {
+				var err error
+				switch key {
+				case "source_call_id":
+					r.SourceCallID, err = d.optStr()
+				case "content":
+					r.Content, err = d.content()
+				case "subagent_trajectory_ref":
+					err = d.subagentRefs(&r)
+				case "extra":
+					err = d.skip()
+				default:
+					err = d.unknown()
+				}
+				return err
+			})
+			s.Observation = append(s.Observation, r)
+			return err
+		})
+	})
+	return err
+}
+
+func (d *decoder) subagentRefs(r *ObservationResult) error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	return d.array(tok, "subagent_trajectory_ref", true, func(int) error {
+		etok, err := d.next()
+		if err != nil {
+			return err
+		}
+		var ref SubagentRef
+		_, err = d.object(etok, "a subagent reference", false, func(key string) error {
+			var err error
+			switch key {
+			case "session_id":
+				ref.SessionID, err = d.str()
+			case "trajectory_id":
+				ref.TrajectoryID, err = d.str()
+			case "trajectory_path":
+				ref.TrajectoryPath, err = d.str()
+			case "extra":
+				err = d.skip()
+			default:
+				err = d.unknown()
+			}
+			return err
+		})
+		r.SubagentRefs = append(r.SubagentRefs, ref)
+		return err
+	})
+}
+
+func (d *decoder) metrics(s *Step) error {
+	tok, err := d.next()
+	if err != nil {
+		return err
+	}
+	m := &Metrics{}
+	present, err := d.object(tok, "metrics", true, func(key string) error {
+		var err error
+		switch key {
+		case "prompt_tokens":
+			m.PromptTokens, err = d.optInt()
+		case "completion_tokens":
+			m.CompletionTokens, err = d.optInt()
+		case "cached_tokens":
+			m.CachedTokens, err = d.optInt()
+		case "cost_usd", "prompt_token_ids", "completion_token_ids", "logprobs":
+			err = d.skip()
+		case "extra":
+			var etok json.Token
+			if etok, err = d.next(); err != nil {
+				return err
+			}
+			_, err = d.object(etok, "metrics extra", true, func(key string) error {
+				if key != "duration_ms" {
+					return d.skip()
+				}
+				vtok, err := d.next()
+				if err != nil {
+					return err
+				}
+				if _, isNum := vtok.(json.Number); !isNum {
+					return d.skipFrom(vtok) // free-form extra: ignore, never fail
+				}
+				if n, err := d.intFrom(vtok); err == nil && n != nil && *n >= 0 {
+					m.DurationMS = n
+				}
+				return nil
+			})
+		default:
+			err = d.unknown()
+		}
+		return err
+	})
+	if present {
+		s.Metrics = m
+	}
+	return err
+}
