@@ -102,7 +102,8 @@ func jsonTypeName(v any) string {
 // uniqueness rules only compare values the schema accepted.
 type converted struct {
 	trialOK        []bool
-	attemptOK      [][]bool
+	retryOK        [][]bool
+	dirOK          [][]bool
 	hasSettings    bool
 	hasCheckpoint  bool
 	digestIsString map[string]bool
@@ -144,7 +145,8 @@ func fromTree(obj map[string]any) (*Plan, *converted) {
 	trials, _ := obj["trials"].([]any)
 	p.Trials = make([]Trial, 0, len(trials))
 	c.trialOK = make([]bool, 0, len(trials))
-	c.attemptOK = make([][]bool, 0, len(trials))
+	c.retryOK = make([][]bool, 0, len(trials))
+	c.dirOK = make([][]bool, 0, len(trials))
 	for _, tv := range trials {
 		var t Trial
 		tm, _ := tv.(map[string]any)
@@ -154,7 +156,8 @@ func fromTree(obj map[string]any) (*Plan, *converted) {
 		c.trialOK = append(c.trialOK, okTask && task != "" && okRep && rep >= 0)
 		atts, _ := tm["attempts"].([]any)
 		t.Attempts = make([]Attempt, 0, len(atts))
-		aok := make([]bool, 0, len(atts))
+		rok := make([]bool, 0, len(atts))
+		dok := make([]bool, 0, len(atts))
 		for _, av := range atts {
 			am, _ := av.(map[string]any)
 			var a Attempt
@@ -162,10 +165,12 @@ func fromTree(obj map[string]any) (*Plan, *converted) {
 			dir, okD := am["dir"].(string)
 			a.Retry, a.Dir = r, dir
 			t.Attempts = append(t.Attempts, a)
-			aok = append(aok, okR && r >= 0 && okD)
+			rok = append(rok, okR && r >= 0)
+			dok = append(dok, okD)
 		}
 		p.Trials = append(p.Trials, t)
-		c.attemptOK = append(c.attemptOK, aok)
+		c.retryOK = append(c.retryOK, rok)
+		c.dirOK = append(c.dirOK, dok)
 	}
 	return p, c
 }
@@ -283,16 +288,18 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 		}
 		seenRetry := make(map[int]int, len(t.Attempts))
 		for j, a := range t.Attempts {
-			if !c.attemptOK[i][j] {
-				continue
-			}
 			aptr := tptr + "/attempts/" + strconv.Itoa(j)
-			if first, dup := seenRetry[a.Retry]; dup {
+			if !c.retryOK[i][j] {
+				// Reported by the schema; not compared.
+			} else if first, dup := seenRetry[a.Retry]; dup {
 				out = append(out, errAt(CodeDuplicateRetry, aptr+"/retry",
 					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr, first),
 					"number the attempts of one trial 0, 1, 2, …; the highest retry is the trial's result"))
 			} else {
 				seenRetry[a.Retry] = j
+			}
+			if !c.dirOK[i][j] {
+				continue
 			}
 			dptr := aptr + "/dir"
 			if err := safefs.CheckRel(a.Dir); err != nil {

@@ -146,20 +146,17 @@ func mapSchemaError(e *jsonschema.ValidationError) []pending {
 				fmt.Sprintf("add %q (see docs/plan-format.md)", m)))
 		}
 		return out
+	case *kind.Minimum:
+		return []pending{mk(CodeSchema, ptr,
+			fmt.Sprintf("%s must be at least %s (got %s)", lastToken(e.InstanceLocation), k.Want.RatString(), k.Got.RatString()),
+			minimumHint(e.InstanceLocation))}
 	case *kind.Type:
 		return []pending{mk(CodeSchema, ptr,
 			fmt.Sprintf("wrong type: got %s, want %s", k.Got, strings.Join(k.Want, " or ")),
 			"see docs/plan-format.md for each field's type")}
 	}
-	hint := "see docs/plan-format.md for the allowed values"
-	field := "value"
-	if n := len(e.InstanceLocation); n > 0 {
-		field = e.InstanceLocation[n-1]
-		if field == "repeat" || field == "retry" {
-			hint = "repeats and retries are whole numbers counted from 0"
-		}
-	}
-	return []pending{mk(CodeSchema, ptr, field+": "+e.ErrorKind.LocalizedString(printer), hint)}
+	return []pending{mk(CodeSchema, ptr, lastToken(e.InstanceLocation)+": "+e.ErrorKind.LocalizedString(printer),
+		minimumHint(e.InstanceLocation))}
 }
 
 // closest returns the allowed name nearest to s when it is a likely typo
@@ -197,4 +194,18 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+func lastToken(loc []string) string {
+	if len(loc) == 0 {
+		return "plan"
+	}
+	return loc[len(loc)-1]
+}
+
+func minimumHint(loc []string) string {
+	if f := lastToken(loc); f == "repeat" || f == "retry" {
+		return "repeats and retries are whole numbers counted from 0"
+	}
+	return "see docs/plan-format.md for the allowed values"
 }

@@ -1,0 +1,220 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/internal/iostreams"
+	"github.com/tuneplane/tpctl/planfile"
+)
+
+func init() {
+	addCommand(newPlanCmd)
+	addPlanSubcommand(newPlanCheckCmd)
+}
+
+// planSubcommands are attached to `tpctl plan` when the tree is built, so
+// that each subcommand (check here, init in plan_init.go) lives in its own
+// file and registers itself from init with addPlanSubcommand.
+var planSubcommands []func(*app) *cobra.Command
+
+func addPlanSubcommand(f func(*app) *cobra.Command) { planSubcommands = append(planSubcommands, f) }
+
+func newPlanCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "plan",
+		Short: "Work with import plans (import-plan.json)",
+		Long: `An import plan lists every trial that was meant to run, including trials that
+never produced a folder: it is the denominator of every count tpctl reports.
+The format is described in docs/plan-format.md and published as
+schemas/import-plan.v1.json.`,
+		Args: cobra.NoArgs,
+	}
+	for _, f := range planSubcommands {
+		cmd.AddCommand(f(a))
+	}
+	return cmd
+}
+
+// planCheckOptions are the resolved inputs of `tpctl plan check`.
+type planCheckOptions struct {
+	Plan                  string
+	Root                  string
+	Strict                bool
+	AllowUnverifiedFormat bool
+	Output                string
+}
+
+func newPlanCheckCmd(a *app) *cobra.Command {
+	opts := &planCheckOptions{}
+	cmd := &cobra.Command{
+		Use:   "check PLAN",
+		Short: "Validate an import plan: schema, digests, checkpoint, trials and folders",
+		Long: `Check an import plan and report every problem at once, each with its JSON
+pointer, file position, stable code and a hint. With --root, every component
+of every attempt folder is lstat'ed: symlinks are refused and missing folders
+are warnings (dir_missing). It works offline and never modifies anything.
+
+Output: text (one line per finding), json (the documented contract:
+{"valid","plan","trials","findings":[{"severity","code","pointer","message","hint"}]})
+or github (GitHub Actions ::error/::warning annotations).
+
+Exit status: 0 the plan is valid (warnings allowed unless --strict);
+1 the plan has errors; 2 the plan cannot be read or a flag is wrong.`,
+		Example: `  tpctl plan check testdata/example/import-plan.json --root testdata/example
+  tpctl plan check import-plan.json --root jobs --output json
+  tpctl plan check import-plan.json --root jobs --strict --output github`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Plan = args[0]
+			opts.Output = a.output
+			return planCheckRun(a.io, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Root, "root", "", "folder the plan's attempt dirs are relative to; enables the folder checks")
+	f.BoolVar(&opts.Strict, "strict", false, "treat warnings as errors")
+	f.BoolVar(&opts.AllowUnverifiedFormat, "allow-unverified-format", false, "accept a Harbor revision tpctl was not validated against (as a warning)")
+	return cmd
+}
+
+func planCheckRun(s *iostreams.Streams, opts *planCheckOptions) error {
+	if opts.Root != "" {
+		fi, err := os.Stat(opts.Root)
+		if err != nil {
+			return inputErr(fmt.Errorf("cannot use --root %q: %w", opts.Root, err),
+				"pass --root the folder the plan's dir paths are relative to")
+		}
+		if !fi.IsDir() {
+			return inputErr(fmt.Errorf("--root %q is not a folder", opts.Root),
+				"pass --root the folder the plan's dir paths are relative to")
+		}
+	}
+	_, rep, err := planfile.Load(opts.Plan, planfile.Options{
+		Root:                  opts.Root,
+		Strict:                opts.Strict,
+		AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
+	})
+	if err != nil {
+		return inputErr(err, "check the PLAN path; 'tpctl plan init --root JOBDIR' drafts a plan from a Harbor job")
+	}
+	switch opts.Output {
+	case outputJSON:
+		err = writePlanJSON(s.Out, rep)
+	case outputGitHub:
+		err = writePlanGitHub(s.Out, rep)
+	default:
+		err = writePlanText(s, rep)
+	}
+	if err != nil {
+		return fmt.Errorf("failed to write the report: %w", err)
+	}
+	if !rep.Valid {
+		return silentFinding(errors.New("plan is invalid"))
+	}
+	return nil
+}
+
+func writePlanJSON(w io.Writer, rep *planfile.Report) error {
+	// Hints contain <placeholders>; keep them readable rather than
+	// HTML-escaped (\u003c), which Marshal would do.
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(rep)
+}
+
+// position renders "file:line:col" (or "file" when there is no position).
+func position(file string, f planfile.Finding) string {
+	if f.Line == 0 {
+		return file
+	}
+	return fmt.Sprintf("%s:%d:%d", file, f.Line, f.Column)
+}
+
+func displayPointer(p string) string {
+	if p == "" {
+		return "/"
+	}
+	return p
+}
+
+func countSeverities(fs []planfile.Finding) (errs, warns int) {
+	for _, f := range fs {
+		if f.Severity == planfile.SeverityError {
+			errs++
+		} else {
+			warns++
+		}
+	}
+	return
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}
+
+func writePlanText(s *iostreams.Streams, rep *planfile.Report) error {
+	st := s.Styles()
+	var sb strings.Builder
+	for _, f := range rep.Findings {
+		sev := st.Warn.Render(f.Severity)
+		if f.Severity == planfile.SeverityError {
+			sev = st.Error.Render(f.Severity)
+		}
+		fmt.Fprintf(&sb, "%s: %s %s %s: %s\n", position(rep.Plan, f), sev, st.Bold.Render(f.Code), displayPointer(f.Pointer), f.Message)
+		if f.Hint != "" {
+			fmt.Fprintf(&sb, "    %s\n", st.Faint.Render("hint: "+f.Hint))
+		}
+	}
+	errs, warns := countSeverities(rep.Findings)
+	summary := fmt.Sprintf("%s: %s, %s, %s", rep.Plan,
+		map[bool]string{true: "valid", false: "invalid"}[rep.Valid],
+		plural(rep.Trials, "trial"),
+		plural(errs, "error")+", "+plural(warns, "warning"))
+	if rep.Valid {
+		summary = st.OK.Render(summary)
+	} else {
+		summary = st.Error.Render(summary)
+	}
+	sb.WriteString(summary + "\n")
+	_, err := io.WriteString(s.Out, sb.String())
+	return err
+}
+
+// GitHub workflow commands: data escapes %, CR and LF; property values
+// also escape ':' and ','.
+var (
+	ghData     = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
+	ghProperty = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C")
+)
+
+func writePlanGitHub(w io.Writer, rep *planfile.Report) error {
+	var sb strings.Builder
+	for _, f := range rep.Findings {
+		props := "file=" + ghProperty.Replace(rep.Plan)
+		if f.Line > 0 {
+			props += fmt.Sprintf(",line=%d,col=%d", f.Line, f.Column)
+		}
+		props += ",title=" + ghProperty.Replace(f.Code)
+		msg := fmt.Sprintf("%s: %s", displayPointer(f.Pointer), f.Message)
+		if f.Hint != "" {
+			msg += " (hint: " + f.Hint + ")"
+		}
+		fmt.Fprintf(&sb, "::%s %s::%s\n", f.Severity, props, ghData.Replace(msg))
+	}
+	errs, warns := countSeverities(rep.Findings)
+	fmt.Fprintf(&sb, "%s: %s, %s, %s, %s\n", rep.Plan,
+		map[bool]string{true: "valid", false: "invalid"}[rep.Valid],
+		plural(rep.Trials, "trial"), plural(errs, "error"), plural(warns, "warning"))
+	_, err := io.WriteString(w, sb.String())
+	return err
+}
