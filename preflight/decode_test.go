@@ -64,7 +64,7 @@ func TestDecodeJobProblems(t *testing.T) {
 			}},
 		{"missing required field", strings.Replace(minimalJob, "config: {}\n", "", 1),
 			[]Problem{{In: "job", Pointer: "/config", Line: 1, Message: `missing required field "config"`}}},
-		{"two sources", strings.Replace(minimalJob, "{path: src}", "{path: src, archive: {path: a.tar, sha256: " + strings.Repeat("a", 64) + "}}", 1),
+		{"two sources", strings.Replace(minimalJob, "{path: src}", "{path: src, archive: {path: a.tar, sha256: "+strings.Repeat("a", 64)+"}}", 1),
 			[]Problem{{In: "job", Pointer: "/source", Line: 4, Message: "maxProperties"}}},
 		{"git commit not full", strings.Replace(minimalJob, "{path: src}", "{git: {url: repo, commit: abc123}}", 1),
 			[]Problem{{In: "job", Pointer: "/source/git/commit", Line: 4, Message: "does not match pattern"}}},
