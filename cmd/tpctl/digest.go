@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/digest"
+	"github.com/tuneplane/tpctl/internal/iostreams"
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+func init() { addCommand(newDigestCmd) }
+
+// Digest kinds, as printed in --output json.
+const (
+	digestKindFile       = "file"
+	digestKindDir        = "dir"
+	digestKindJSON       = "json"
+	digestKindHarborTask = "harbor-task"
+)
+
+// digestOptions are the resolved inputs of `tpctl digest KIND PATH`.
+type digestOptions struct {
+	Kind     string
+	Path     string
+	Exclude  []string // dir only
+	MaxBytes int64    // json only
+	JSON     bool
+}
+
+// digestResult is the --output json contract (field order is the
+// documented order).
+type digestResult struct {
+	Rules  string `json:"rules"`
+	Kind   string `json:"kind"`
+	Path   string `json:"path"`
+	SHA256 string `json:"sha256"`
+}
+
+func newDigestCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "digest",
+		Short: "Compute protocol digests (SHA-256) under the tpctl-digest/1 rules",
+		Long: `Compute the SHA-256 digests that an import plan's protocol fields hold, under
+the versioned rules tpctl-digest/1 (docs/digest-rules.md), so that both sides of
+a comparison compute the same value:
+
+  file PATH         SHA-256 of the file's bytes (same as sha256sum)
+  dir PATH          SHA-256 of a canonical listing of the folder: sorted paths,
+                    each with its executable bit and file SHA-256
+  json PATH         SHA-256 of the RFC 8785 canonical form of a JSON file
+  harbor-task PATH  Harbor's own task content hash (the hex in lock.json's
+                    task digest "sha256:…")
+
+Text output is the lowercase hex alone, ready to paste into a plan; --output
+json prints {"rules","kind","path","sha256"}. Symlinks, sockets, devices and
+named pipes are refused, never followed or skipped.
+
+Exit status: 0 ok; 2 the path is missing, unreadable or of the wrong kind.`,
+		// Without a RunE cobra would print help and exit 0 for "tpctl
+		// digest tree x"; a typo must fail like any other usage error.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usageErr(errors.New("missing digest kind"), "run 'tpctl digest file|dir|json|harbor-task PATH'")
+			}
+			return usageErr(fmt.Errorf("unknown digest kind %q", args[0]), "choose one of file, dir, json, harbor-task: 'tpctl digest file|dir|json|harbor-task PATH'")
+		},
+	}
+	cmd.AddCommand(
+		newDigestKindCmd(a, digestKindFile, "Print the SHA-256 of a file's bytes",
+			"  tpctl digest file environment/uv.lock"),
+		newDigestKindCmd(a, digestKindDir, "Print the SHA-256 of a folder's canonical listing",
+			"  tpctl digest dir verifier/\n  tpctl digest dir harness/ --exclude .git --exclude __pycache__"),
+		newDigestKindCmd(a, digestKindJSON, "Print the SHA-256 of a JSON file's RFC 8785 canonical form",
+			"  tpctl digest json dataset-manifest.json\n  tpctl digest json settings.json --output json"),
+		newDigestKindCmd(a, digestKindHarborTask, "Print Harbor's content hash of a task folder",
+			"  tpctl digest harbor-task tasks/hello-world"),
+	)
+	return cmd
+}
+
+func newDigestKindCmd(a *app, kind, short, example string) *cobra.Command {
+	opts := &digestOptions{Kind: kind}
+	cmd := &cobra.Command{
+		Use:     kind + " PATH",
+		Short:   short,
+		Example: example,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if a.output == outputGitHub {
+				return usageErr(fmt.Errorf("--output github is only for 'tpctl plan check'"), "use --output text or --output json")
+			}
+			opts.Path = args[0]
+			opts.JSON = a.jsonOutput()
+			return digestRun(cmd.Context(), a.io, opts)
+		},
+	}
+	switch kind {
+	case digestKindDir:
+		cmd.Flags().StringArrayVar(&opts.Exclude, "exclude", nil,
+			"leave out entries with this exact name at any depth (e.g. .git), or this exact relative path if it contains a slash; repeatable")
+	case digestKindJSON:
+		cmd.Flags().Int64Var(&opts.MaxBytes, "max-bytes", digest.DefaultJSONLimit,
+			"refuse JSON files larger than this many bytes (canonical JSON is computed in memory)")
+	}
+	return cmd
+}
+
+// digestRun computes one digest and prints it.
+func digestRun(ctx context.Context, io *iostreams.Streams, opts *digestOptions) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var (
+		d   digest.Digest
+		err error
+	)
+	switch opts.Kind {
+	case digestKindFile:
+		d, err = digest.FileContext(ctx, opts.Path)
+	case digestKindDir:
+		d, err = digest.DirContext(ctx, opts.Path, digest.DirOptions{Exclude: opts.Exclude})
+	case digestKindJSON:
+		if opts.MaxBytes <= 0 {
+			return usageErr(fmt.Errorf("--max-bytes must be positive, got %d", opts.MaxBytes))
+		}
+		d, err = digest.JSONFile(opts.Path, opts.MaxBytes)
+	case digestKindHarborTask:
+		d, err = digest.HarborTaskContext(ctx, opts.Path)
+	default:
+		return usageErr(fmt.Errorf("unknown digest kind %q", opts.Kind), "run 'tpctl digest --help'")
+	}
+	if err != nil {
+		return digestError(opts, err)
+	}
+	if opts.JSON {
+		b, err := json.Marshal(digestResult{Rules: digest.Rules, Kind: opts.Kind, Path: opts.Path, SHA256: d.String()})
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(io.Out, "%s\n", b)
+		return err
+	}
+	_, err = fmt.Fprintln(io.Out, d.String())
+	return err
+}
+
+// digestError maps a digest failure to an exit code and hints naming the
+// fix.
+func digestError(opts *digestOptions, err error) error {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	var (
+		ue *digest.UnsupportedFileError
+		ke *digest.KindError
+		je *digest.InvalidJSONError
+		pe *digest.PatternError
+		ne *digest.NameError
+		ee *digest.ExcludeError
+		tl *safefs.TooLargeError
+	)
+	switch {
+	case errors.As(err, &ee):
+		return usageErr(err, "pass --exclude a name such as .git or a clean relative path such as build/cache")
+	case errors.As(err, &ue):
+		hints := []string{"replace it with a regular file (for a symlink, a copy of what it points to) so that every machine hashes the same bytes"}
+		if opts.Kind == digestKindDir {
+			hints = append(hints, "or leave it out with 'tpctl digest dir "+opts.Path+" --exclude NAME' and record that you did")
+		}
+		return inputErr(err, hints...)
+	case errors.As(err, &ke):
+		if ke.Want == "folder" {
+			return inputErr(err, "for a single file use 'tpctl digest file "+opts.Path+"' (or 'tpctl digest json' for canonical JSON)")
+		}
+		return inputErr(err, "for a folder use 'tpctl digest dir "+opts.Path+"' (or 'tpctl digest harbor-task' for a Harbor task)")
+	case errors.As(err, &je):
+		return inputErr(err, "the file must hold exactly one JSON value with unique member names; to hash its raw bytes use 'tpctl digest file "+opts.Path+"'")
+	case errors.As(err, &tl):
+		return inputErr(err, fmt.Sprintf("raise the limit with --max-bytes (now %d), or hash the raw bytes with 'tpctl digest file %s'", tl.Limit, opts.Path))
+	case errors.As(err, &pe):
+		return inputErr(err, "edit the task's .gitignore; docs/digest-rules.md lists the patterns tpctl evaluates exactly as Harbor does")
+	case errors.As(err, &ne):
+		return inputErr(err, "rename the file so that its name is valid UTF-8")
+	case errors.Is(err, fs.ErrNotExist):
+		return inputErr(err, "check the path; run 'tpctl digest "+opts.Kind+" --help' for what it expects")
+	case errors.Is(err, fs.ErrPermission):
+		return inputErr(err, "make the path readable by the user running tpctl")
+	}
+	return inputErr(err, "check that the path is readable; run 'tpctl digest "+opts.Kind+" --help'")
+}
