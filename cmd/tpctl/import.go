@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/importer"
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+func init() { addCommand(newImportCmd) }
+
+type importOptions struct {
+	plan, root, out       string
+	allowUnverifiedFormat bool
+	traceLimit            int
+	redactors             []string
+}
+
+func newImportCmd(a *app) *cobra.Command {
+	var o importOptions
+	cmd := &cobra.Command{
+		Use:   "import --plan PLAN --root DIR --out NEW_DIR",
+		Short: "Import a Harbor job into a content-hashed snapshot",
+		Long: `Import validates the plan and every attempt it lists, judges each attempt with
+the outcome rules (tpctl explain outcomes), and saves a snapshot folder at --out,
+which must not exist. The folder appears whole or not at all. With --upload the
+saved snapshot is then sent to the TunePlane ingest API.
+
+Transcripts are off by default: --trace-limit N (1…128) exports up to N redacted,
+size-limited trajectories and requires --redactor.`,
+		Example: `  tpctl import --plan testdata/example/import-plan.json --root testdata/example --out /tmp/round-1
+  tpctl import --plan plan.json --root jobs --out snap --trace-limit 32 --redactor builtin:secrets`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runImport(cmd, a, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.plan, "plan", "", "import plan (import-plan.json)")
+	f.StringVar(&o.root, "root", "", "folder the plan's attempt dirs are relative to")
+	f.StringVar(&o.out, "out", "", "new snapshot folder (must not exist)")
+	f.BoolVar(&o.allowUnverifiedFormat, "allow-unverified-format", false, "accept a Harbor revision tpctl was not validated against (recorded as format_verified: false)")
+	f.IntVar(&o.traceLimit, "trace-limit", 0, "export up to N trajectories (1…128; requires --redactor)")
+	f.StringArrayVar(&o.redactors, "redactor", nil, "redactor for transcripts: builtin:secrets, rules:FILE, exec:COMMAND or MODULE:FUNCTION (repeat to chain)")
+	return cmd
+}
+
+func runImport(cmd *cobra.Command, a *app, o importOptions) error {
+	for _, req := range []struct{ name, val string }{{"--plan", o.plan}, {"--root", o.root}, {"--out", o.out}} {
+		if req.val == "" {
+			return usageErr(fmt.Errorf("%s is required", req.name), "tpctl import --plan PLAN --root DIR --out NEW_DIR")
+		}
+	}
+	opts := importer.Options{PlanPath: o.plan, Root: o.root, Out: o.out, AllowUnverifiedFormat: o.allowUnverifiedFormat}
+	if o.traceLimit != 0 || len(o.redactors) > 0 {
+		t := importer.TranscriptOptions{Limit: o.traceLimit, Redactors: o.redactors, Environ: os.Environ()}
+		if o.traceLimit == 0 {
+			return usageErr(errors.New("--redactor only applies to transcripts"), "add --trace-limit N (1…128)")
+		}
+		if err := t.Validate(); err != nil {
+			return usageErr(err, "example: --trace-limit 32 --redactor builtin:secrets")
+		}
+		opts.Transcripts = &t
+	}
+	if fi, err := os.Stat(o.root); err != nil || !fi.IsDir() {
+		return inputErr(fmt.Errorf("--root %q is not a readable folder", o.root), "give the Harbor job folder the plan's dirs are relative to")
+	}
+	if a.io.IsStderrTTY() && !a.jsonOutput() {
+		opts.Progress = func(done, total int) {
+			if done == total || done%256 == 0 {
+				fmt.Fprintf(a.io.ErrOut, "\rjudging trials %d/%d", done, total)
+				if done == total {
+					fmt.Fprintln(a.io.ErrOut)
+				}
+			}
+		}
+	}
+	res, err := importer.Import(cmd.Context(), opts)
+	if err != nil {
+		return importError(a, err, o)
+	}
+	if a.jsonOutput() {
+		if err := manifestJSON(a.io.Out, res.Manifest, map[string]any{
+			"path": res.Dir, "warnings": res.Warnings, "skipped_trajectories": res.Skipped,
+		}); err != nil {
+			return err
+		}
+	} else {
+		printSummary(a, res.Manifest, res.Dir)
+		st := a.io.Styles()
+		for _, w := range res.Warnings {
+			fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, w.Message)
+		}
+		for _, w := range res.Skipped {
+			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), w.Message)
+		}
+	}
+	return nil
+}
+
+// importError maps import failures to exit codes and next steps.
+func importError(a *app, err error, o importOptions) error {
+	var invalid *importer.PlanInvalidError
+	var unreadable *importer.PlanUnreadableError
+	switch {
+	case errors.As(err, &invalid):
+		if a.jsonOutput() {
+			writePlanJSON(a.io.ErrOut, invalid.Report)
+		} else {
+			writePlanText(a.io, invalid.Report)
+		}
+		return findingErr(err, fmt.Sprintf("fix the findings above; check with: tpctl plan check %s --root %s", o.plan, o.root))
+	case errors.As(err, &unreadable):
+		return inputErr(err, "check the path given to --plan")
+	case errors.Is(err, importer.ErrNoRedactor):
+		return usageErr(err)
+	}
+	if snapshot.IsNotSnapshot(err) {
+		return inputErr(err)
+	}
+	return err
+}

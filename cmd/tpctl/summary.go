@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// manifestJSON prints a manifest as one JSON object with extra top-level
+// members (path, warnings, …) merged in.
+func manifestJSON(w io.Writer, m *snapshot.Manifest, extra map[string]any) error {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(b, &obj); err != nil {
+		return err
+	}
+	for k, v := range extra {
+		obj[k] = v
+	}
+	out, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", out)
+	return err
+}
+
+// printSummary writes the human summary of a round.
+func printSummary(a *app, m *snapshot.Manifest, dir string) {
+	st := a.io.Styles()
+	w := a.io.Out
+	row := func(k, v string) { fmt.Fprintf(w, "%-13s %s\n", st.Bold.Render(k), v) }
+	row("snapshot", dir)
+	row("round", m.RoundID)
+	row("name", fmt.Sprintf("%s (split %s)", m.Name, m.Protocol.Split))
+	served := ""
+	if m.Checkpoint.ServedAs != "" {
+		served = fmt.Sprintf(" served as %s (a routing name; proves nothing about the weights)", m.Checkpoint.ServedAs)
+	}
+	row("checkpoint", m.Checkpoint.Ref+served)
+	src := fmt.Sprintf("%s %s", m.Source.Format, m.Source.Revision)
+	if !m.Source.FormatVerified {
+		src += " " + st.Warn.Render("(format NOT verified)")
+	}
+	row("source", src)
+	c := m.Counts
+	row("counts", fmt.Sprintf("expected %d · success %d · failure %d · infra_error %d · unscored %d · missing %d",
+		c.Expected, c.Success, c.Failure, c.InfraError, c.Unscored, c.Missing))
+	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %d scored", c.Scored())))
+	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%d of %d planned scored", c.Scored(), c.Expected)))
+	label := st.OK.Render(m.Label)
+	if m.Label != snapshot.LabelClean {
+		label = st.Warn.Render(m.Label) + " (not every planned trial was scored)"
+	}
+	row("label", label)
+	if len(m.ExceptionTypes) > 0 {
+		var parts []string
+		for _, k := range sortedKeys(m.ExceptionTypes) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, m.ExceptionTypes[k]))
+		}
+		row("exceptions", strings.Join(parts, " · "))
+	}
+	row("protocol", fmt.Sprintf("rules %s · outcomes %s", m.Protocol.DigestRules, m.OutcomeRules))
+	row("  dataset", m.Protocol.DatasetDigest)
+	row("  cohort", m.Protocol.CohortDigest)
+	row("  verifier", m.Protocol.VerifierDigest)
+	row("  settings", m.Protocol.SettingsDigest)
+	t := m.Trajectories
+	if t.Count > 0 {
+		row("trajectories", fmt.Sprintf("%d (%d truncated), redacted by %s, capture policy sampled", t.Count, t.Truncated, strings.Join(t.Redactors, ", ")))
+	} else {
+		row("trajectories", "none")
+	}
+}
+
+func rateText(r *float64, ci *[2]float64, of string) string {
+	if r == nil || ci == nil {
+		return "n/a (" + of + ")"
+	}
+	return fmt.Sprintf("%.1f%% (95%% CI %.1f–%.1f%%, Wilson) %s", *r*100, ci[0]*100, ci[1]*100, of)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

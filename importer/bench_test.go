@@ -1,0 +1,82 @@
+package importer
+
+import (
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/tuneplane/tpctl/internal/harborgen"
+)
+
+var benchJobs sync.Map
+
+// benchJob generates (once per process) a synthetic Harbor job of n trials.
+func benchJob(b *testing.B, n int) *harborgen.Job {
+	b.Helper()
+	if j, ok := benchJobs.Load(n); ok {
+		return j.(*harborgen.Job)
+	}
+	dir, err := os.MkdirTemp("", "tpctl-bench-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := harborgen.Write(dir, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchJobs.Store(n, job)
+	return job
+}
+
+// TestMain removes the generated benchmark jobs after all tests ran.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	benchJobs.Range(func(_, v any) bool {
+		os.RemoveAll(v.(*harborgen.Job).Root)
+		return true
+	})
+	os.Exit(code)
+}
+
+// BenchmarkImport10k imports a 10,000-trial job. Compare with
+// BenchmarkReadResults10k, which only reads the same result.json files
+// (what `cat` would do): the ratio is the cost of judging and writing.
+func BenchmarkImport10k(b *testing.B) { benchImport(b, 10_000) }
+
+func benchImport(b *testing.B, n int) {
+	job := benchJob(b, n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out := filepath.Join(b.TempDir(), "snap")
+		if _, err := Import(context.Background(), Options{PlanPath: job.PlanPath, Root: job.Root, Out: out}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	b.ReportMetric(float64(ms.HeapSys)/(1<<20), "heap-sys-MiB")
+}
+
+// BenchmarkReadResults10k reads every result.json of the job sequentially,
+// as `cat */result.json > /dev/null` does: the baseline for import time.
+func BenchmarkReadResults10k(b *testing.B) {
+	job := benchJob(b, 10_000)
+	files, _ := filepath.Glob(filepath.Join(job.Root, "jobs", "*", "*", "result.json"))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		for _, f := range files {
+			fh, err := os.Open(f)
+			if err != nil {
+				b.Fatal(err)
+			}
+			io.Copy(io.Discard, fh)
+			fh.Close()
+		}
+	}
+}

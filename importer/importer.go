@@ -1,0 +1,343 @@
+// Package importer turns a Harbor job folder, listed by an import plan,
+// into a saved snapshot: it re-validates the plan, reads every attempt's
+// result.json under the root with the same path safety as plan check,
+// judges it with the outcome rules and writes observations in canonical
+// order, reading files in parallel with a bounded pool.
+package importer
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"runtime"
+	"slices"
+
+	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// ResultFile is the name of Harbor's per-trial result inside an attempt dir.
+const ResultFile = "result.json"
+
+// Options configure one import.
+type Options struct {
+	PlanPath string
+	Root     string
+	Out      string
+	// AllowUnverifiedFormat accepts a Harbor revision tpctl was not
+	// validated against; the snapshot then records format_verified false.
+	AllowUnverifiedFormat bool
+	// Workers bounds parallel reads (default: 4 × GOMAXPROCS, at most 32).
+	Workers int
+	// Transcripts, when non-nil, adds redacted trajectories (SPEC §3).
+	Transcripts *TranscriptOptions
+	// Progress, when set, is called after each trial is judged.
+	Progress func(done, total int)
+}
+
+// Warning is a non-fatal observation about the import, for the summary.
+type Warning struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Result describes a saved snapshot.
+type Result struct {
+	Dir      string             `json:"path"`
+	Manifest *snapshot.Manifest `json:"-"`
+	Warnings []Warning          `json:"warnings"`
+	// Skipped lists trajectories that were not exported, with reasons.
+	Skipped []Warning `json:"skipped_trajectories"`
+}
+
+// PlanInvalidError means the plan has error findings; nothing was written.
+type PlanInvalidError struct {
+	Report *planfile.Report
+}
+
+func (e *PlanInvalidError) Error() string {
+	n := 0
+	for _, f := range e.Report.Findings {
+		if f.Severity == planfile.SeverityError {
+			n++
+		}
+	}
+	return fmt.Sprintf("plan %q is invalid (%d errors); nothing was imported", e.Report.Plan, n)
+}
+
+// PlanUnreadableError means the plan file could not be read at all.
+type PlanUnreadableError struct{ Err error }
+
+func (e *PlanUnreadableError) Error() string { return e.Err.Error() }
+func (e *PlanUnreadableError) Unwrap() error { return e.Err }
+
+// attemptJob is one attempt to read and judge.
+type attemptJob struct {
+	trial   int
+	retry   int
+	dir     string
+	outcome snapshot.AttemptOutcome
+	ev      snapshot.Evidence
+	unknown int
+}
+
+// Import validates the plan, judges every attempt and writes the snapshot
+// to opts.Out, which must not exist. Nothing is visible at opts.Out unless
+// the whole snapshot was written.
+func Import(ctx context.Context, opts Options) (*Result, error) {
+	if err := safefs.MustNotExist(opts.Out); err != nil {
+		return nil, err
+	}
+	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat})
+	if err != nil {
+		return nil, &PlanUnreadableError{Err: err}
+	}
+	if plan == nil || planfile.HasErrors(rep.Findings) {
+		return nil, &PlanInvalidError{Report: rep}
+	}
+	return importPlan(ctx, plan, rep, opts)
+}
+
+// ImportPlan is Import for a plan already loaded and checked by the caller
+// (the eval runner builds its resolved plan in memory).
+func ImportPlan(ctx context.Context, plan *planfile.Plan, opts Options) (*Result, error) {
+	if err := safefs.MustNotExist(opts.Out); err != nil {
+		return nil, err
+	}
+	fs := planfile.Check(plan, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat})
+	rep := &planfile.Report{Plan: opts.PlanPath, Trials: len(plan.Trials), Findings: fs, Valid: !planfile.HasErrors(fs)}
+	if !rep.Valid {
+		return nil, &PlanInvalidError{Report: rep}
+	}
+	return importPlan(ctx, plan, rep, opts)
+}
+
+func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, opts Options) (res *Result, err error) {
+	planJSON, err := plan.NormalizedJSON()
+	if err != nil {
+		return nil, fmt.Errorf("failed to normalize the plan: %w", err)
+	}
+	verified := harbor.IsValidated(plan.Source.Revision)
+	w, err := snapshot.Create(opts.Out, planJSON, snapshot.Options{FormatVerified: verified, OutcomeRules: outcome.RulesVersion})
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			w.Abort()
+		}
+	}()
+
+	res = &Result{Dir: opts.Out, Warnings: []Warning{}, Skipped: []Warning{}}
+	if !verified {
+		res.Warnings = append(res.Warnings, Warning{"revision_unverified",
+			fmt.Sprintf("Harbor revision %s is not a validated format; the snapshot records format_verified: false", plan.Source.Revision)})
+	}
+	for _, f := range rep.Findings {
+		if f.Severity != planfile.SeverityError && f.Code != "revision_unverified" {
+			res.Warnings = append(res.Warnings, Warning{f.Code, f.Pointer + ": " + f.Message})
+		}
+	}
+
+	trials := slices.Clone(plan.Trials)
+	slices.SortFunc(trials, func(a, b planfile.Trial) int {
+		return snapshot.CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat)
+	})
+	workers := opts.Workers
+	if workers <= 0 {
+		workers = min(4*runtime.GOMAXPROCS(0), 32)
+	}
+
+	var unknown int
+	var tr *transcriber
+	if opts.Transcripts != nil {
+		if tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root); err != nil {
+			return nil, err
+		}
+		defer tr.close()
+	}
+	// Judge trials in chunks: reads inside a chunk run in parallel, and
+	// observations are emitted in canonical order after each chunk, so
+	// memory stays bounded by the chunk, not by the job.
+	const chunkAttempts = 512
+	done := 0
+	for start := 0; start < len(trials); {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		end, n := start, 0
+		var jobs []*attemptJob
+		for end < len(trials) && (n == 0 || n+len(trials[end].Attempts) <= chunkAttempts) {
+			atts := slices.Clone(trials[end].Attempts)
+			slices.SortFunc(atts, func(a, b planfile.Attempt) int { return cmp.Compare(a.Retry, b.Retry) })
+			for _, a := range atts {
+				jobs = append(jobs, &attemptJob{trial: end, retry: a.Retry, dir: a.Dir})
+			}
+			n += len(atts)
+			end++
+		}
+		runJobs(ctx, jobs, workers, opts.Root)
+		j := 0
+		for i := start; i < end; i++ {
+			t := trials[i]
+			k := len(t.Attempts)
+			if k > 0 {
+				obs := observation(t, jobs[j:j+k])
+				for _, job := range jobs[j : j+k] {
+					unknown += job.unknown
+				}
+				if err := w.Add(obs); err != nil {
+					return nil, fmt.Errorf("trial %s: %w", t.ID(), err)
+				}
+			}
+			j += k
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(trials))
+			}
+		}
+		start = end
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if unknown > 0 {
+		res.Warnings = append(res.Warnings, Warning{"unknown_fields",
+			fmt.Sprintf("%d fields unknown to this tpctl were ignored in result.json files (newer Harbor output)", unknown)})
+	}
+	if tr != nil {
+		skipped, err := tr.export(ctx, trials, w)
+		if err != nil {
+			return nil, err
+		}
+		res.Skipped = skipped
+	}
+	m, err := w.Commit()
+	if err != nil {
+		return nil, err
+	}
+	if m.SharedVerifier > 0 {
+		res.Warnings = append(res.Warnings, Warning{"shared_verifier",
+			fmt.Sprintf("%d trials ran the verifier in the agent's own container (verifier_environment_mode \"shared\"): an agent could have written its own reward", m.SharedVerifier)})
+	}
+	res.Manifest = m
+	return res, nil
+}
+
+// runJobs reads and judges attempts with a bounded pool.
+func runJobs(ctx context.Context, jobs []*attemptJob, workers int, root string) {
+	ch := make(chan *attemptJob)
+	done := make(chan struct{})
+	workers = min(workers, len(jobs))
+	for range workers {
+		go func() {
+			for j := range ch {
+				judgeAttempt(j, root)
+			}
+			done <- struct{}{}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		ch <- j
+	}
+	close(ch)
+	for range workers {
+		<-done
+	}
+}
+
+// judgeAttempt reads one attempt's result.json and applies the rules.
+func judgeAttempt(j *attemptJob, root string) {
+	set := func(o outcome.Outcome) {
+		j.outcome = snapshot.AttemptOutcome{
+			Retry:         j.retry,
+			Status:        string(o.Status),
+			Reason:        o.Reason,
+			Reward:        o.Reward,
+			ExceptionType: o.ExceptionType,
+		}
+	}
+	dir, err := safefs.Resolve(root, j.dir)
+	if err != nil {
+		var pe *safefs.PathError
+		if errors.As(err, &pe) && pe.Code == safefs.CodeMissing {
+			set(outcome.Missing())
+			return
+		}
+		set(outcome.Invalid(err))
+		return
+	}
+	f, err := safefs.OpenRegular(filepath.Join(dir, ResultFile))
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			set(outcome.Missing())
+			return
+		}
+		set(outcome.Invalid(fmt.Errorf("%s/%s: %w", j.dir, ResultFile, err)))
+		return
+	}
+	// Refuse by size before reading: a huge file costs no memory or time.
+	if fi, err := f.Stat(); err == nil && fi.Size() > harbor.MaxResultSize {
+		f.Close()
+		set(outcome.Invalid(&safefs.TooLargeError{Path: j.dir + "/" + ResultFile, Limit: harbor.MaxResultSize}))
+		return
+	}
+	data, err := safefs.ReadCapped(f, j.dir+"/"+ResultFile, harbor.MaxResultSize)
+	f.Close()
+	if err != nil {
+		set(outcome.Invalid(err))
+		return
+	}
+	sum := sha256.Sum256(data)
+	h := hex.EncodeToString(sum[:])
+	j.ev.ResultSHA256 = &h
+	r, err := harbor.DecodeTrialResult(bytes.NewReader(data))
+	if err != nil {
+		set(outcome.Invalid(fmt.Errorf("%s/%s: %w", j.dir, ResultFile, err)))
+		j.outcome.ResultSHA256 = &h
+		return
+	}
+	set(outcome.Judge(r))
+	j.outcome.ResultSHA256 = &h
+	j.unknown = r.UnknownFields
+	if r.TaskChecksum != "" {
+		ck := r.TaskChecksum
+		j.ev.TaskChecksum = &ck
+	}
+	j.ev.VerifierEnvironmentMode = r.VerifierEnvironmentMode
+}
+
+// observation builds a trial's observation from its attempts (ascending
+// retry); the highest retry is the current result.
+func observation(t planfile.Trial, jobs []*attemptJob) snapshot.Observation {
+	cur := jobs[len(jobs)-1]
+	outs := make([]snapshot.AttemptOutcome, len(jobs))
+	for i, j := range jobs {
+		outs[i] = j.outcome
+	}
+	return snapshot.Observation{
+		TrialID:         snapshot.TrialID(t.Task, t.Repeat),
+		Task:            t.Task,
+		Repeat:          t.Repeat,
+		TrialAttempt:    cur.retry,
+		Attempts:        len(jobs),
+		Status:          cur.outcome.Status,
+		Reason:          cur.outcome.Reason,
+		Reward:          cur.outcome.Reward,
+		ExceptionType:   cur.outcome.ExceptionType,
+		Evidence:        cur.ev,
+		AttemptOutcomes: outs,
+	}
+}
