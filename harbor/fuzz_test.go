@@ -1,0 +1,64 @@
+package harbor_test
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/outcome"
+)
+
+// FuzzDecodeTrialResult checks that any input either decodes or gives a
+// typed error (never a panic), and that decode→judge always yields a known
+// status and reason code. Seeds are every result file in testdata plus a
+// few hostile fragments.
+func FuzzDecodeTrialResult(f *testing.F) {
+	for _, g := range []string{"testdata/cases/*.json", "testdata/synthetic/*/*.json"} {
+		files, _ := filepath.Glob(g)
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(data)
+		}
+	}
+	min := `{"task_name":"t","trial_name":"t__1","task_checksum":"c",`
+	for _, s := range []string{
+		"", "{", "[]", "null", "\xff", "\uFEFF{}",
+		min + `"verifier_result":{"rewards":{"reward":NaN}}}`,
+		min + `"verifier_result":{"reward":-Infinity}}`,
+		min + `"step_results":[{"step_name":"a","exception_info":{"exception_type":"TimeoutError"}}],"verifier_result":{"rewards":{"reward":1}}}`,
+		min + `"exception_info":{"exception_type":"AgentTimeoutError"},"verifier_result":{"rewards":{"reward":1e400}}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	reasons := outcome.Reasons()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := harbor.DecodeTrialResult(bytes.NewReader(data))
+		var o outcome.Outcome
+		if err != nil {
+			var de *harbor.DecodeError
+			var tl *harbor.TooLargeError
+			if !errors.As(err, &de) && !errors.As(err, &tl) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			if de != nil && (de.Offset < 0 || de.Offset > int64(len(data))) {
+				t.Fatalf("offset %d outside input of %d bytes", de.Offset, len(data))
+			}
+			o = outcome.Invalid(err)
+		} else {
+			o = outcome.Judge(r)
+		}
+		if !o.Status.Valid() || !slices.Contains(reasons, o.Reason) {
+			t.Fatalf("unknown verdict %q/%q", o.Status, o.Reason)
+		}
+		if o.Status.Scored() && (o.Reward == nil || (*o.Reward != 0 && *o.Reward != 1)) {
+			t.Fatalf("scored %s without a binary reward: %v", o.Status, o.Reward)
+		}
+	})
+}

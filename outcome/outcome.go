@@ -1,0 +1,280 @@
+// Package outcome judges one Harbor trial attempt: success, failure,
+// infra_error or unscored, with a stable reason code (SPEC §2). The rules
+// live in one table (table.go), are versioned as RulesVersion and are
+// printed by `tpctl explain outcomes`. Judging is pure: it takes a decoded
+// harbor.TrialResult and never reads files.
+package outcome
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/harbor"
+)
+
+// Outcome is the verdict for one attempt.
+type Outcome struct {
+	Status Status `json:"status"`
+	Reason string `json:"reason"`
+	// Reward is the reward value tpctl looked at, when it is a finite number
+	// (kept even when unscored, e.g. 0.5).
+	Reward *float64 `json:"reward"`
+	// ExceptionType is the trial's exception_info.exception_type, or for a
+	// multi-step trial the deciding (else first) step's.
+	ExceptionType *string `json:"exception_type"`
+	// Detail says in words why; it never contains machine paths unless the
+	// error given to Invalid did.
+	Detail string `json:"detail"`
+}
+
+// Missing is the outcome of an attempt whose folder or result.json does not
+// exist.
+func Missing() Outcome {
+	return Outcome{Status: Unscored, Reason: ReasonResultMissing, Detail: "result.json is missing: Harbor writes it only when a trial ends, so the trial never finished or was killed"}
+}
+
+// Invalid is the outcome of a result.json that could not be decoded; err's
+// text is kept in Detail.
+func Invalid(err error) Outcome {
+	msg := "unknown error"
+	if err != nil {
+		msg = err.Error()
+	}
+	return Outcome{Status: Unscored, Reason: ReasonResultInvalid, Detail: msg}
+}
+
+// Judge applies the outcome table to one decoded result. It never panics;
+// a nil result is Invalid.
+func Judge(r *harbor.TrialResult) Outcome {
+	if r == nil {
+		return Invalid(fmt.Errorf("no trial result"))
+	}
+	var steps []harbor.StepResult
+	if r.MultiStep {
+		steps = r.Steps
+	}
+	o := judge(r.Exception, r.Verifier, steps, r.MultiStep, false)
+	return o
+}
+
+// judge is the table for one trial or one step (onStep), recursing into
+// steps for a multi-step trial.
+func judge(exc *harbor.ExceptionInfo, vr *harbor.VerifierResult, steps []harbor.StepResult, multiStep, onStep bool) Outcome {
+	pick := pickReward(vr)
+	var o Outcome
+	o.Reward = pick.finite()
+	scored := [2]string{ReasonRewardFailure, ReasonRewardSuccess}
+	unscoredReason := ""
+	var excDetail string
+	if exc != nil {
+		o.ExceptionType = ptr(exc.Type)
+		excDetail = describeException(exc)
+		rule, known := lookupException(exc.Type, onStep)
+		if !known {
+			o.Status, o.Reason = Unscored, ReasonUnknownException
+			o.Detail = fmt.Sprintf("%s; %q is not in tpctl's exception table, so the attempt is not scored even with a reward", excDetail, exc.Type)
+			return o
+		}
+		if !rule.ScoreStands() {
+			o.Status, o.Reason = rule.Status, rule.Reason
+			o.Detail = excDetail
+			return o
+		}
+		// Agent timeout or agent command failure: Harbor still ran the
+		// verifier, so a valid binary reward stands.
+		if rule.class == classAgentTimeout {
+			scored = [2]string{ReasonAgentTimeoutScored, ReasonAgentTimeoutScored}
+		} else {
+			scored = [2]string{ReasonAgentErrorScored, ReasonAgentErrorScored}
+		}
+		unscoredReason = rule.Reason
+	}
+
+	if multiStep {
+		if so, ok := judgeSteps(steps); ok {
+			so.Reward = o.Reward
+			if o.ExceptionType != nil {
+				so.ExceptionType = o.ExceptionType
+				so.Detail = excDetail + "; " + so.Detail
+			}
+			return so
+		}
+		if o.ExceptionType == nil {
+			// Every step was scored; keep the first step exception (a scored
+			// agent timeout) visible in the exception counts.
+			for _, s := range steps {
+				if s.Exception != nil {
+					o.ExceptionType = ptr(s.Exception.Type)
+					excDetail = fmt.Sprintf("step %q: %s (the step's score stood)", s.Name, describeException(s.Exception))
+					break
+				}
+			}
+		}
+	}
+
+	if pick.problem != "" {
+		o.Status, o.Reason, o.Detail = Unscored, pick.problem, pick.detail
+		if unscoredReason != "" {
+			o.Reason = unscoredReason
+		}
+	} else {
+		o.Status, o.Reason = Failure, scored[0]
+		if pick.binary == 1 {
+			o.Status, o.Reason = Success, scored[1]
+		}
+		o.Detail = pick.detail
+	}
+	if excDetail != "" {
+		o.Detail = excDetail + "; " + o.Detail
+	}
+	if multiStep && o.Status.Scored() {
+		o.Detail += fmt.Sprintf(" (trial-level reward derived from %d scored step(s))", len(steps))
+	}
+	return o
+}
+
+// judgeSteps judges each step with the same table. It returns the trial's
+// outcome when a step is infra_error (first wins) or, failing that,
+// unscored; ok is false when every step was scored.
+func judgeSteps(steps []harbor.StepResult) (Outcome, bool) {
+	var unscored *Outcome
+	for i, s := range steps {
+		so := judge(s.Exception, s.Verifier, nil, false, true)
+		if so.Status.Scored() {
+			continue
+		}
+		t := Outcome{Status: so.Status, Reason: ReasonStepUnscored, ExceptionType: so.ExceptionType}
+		if s.Exception != nil {
+			t.Reason = ReasonStepException
+		}
+		t.Detail = fmt.Sprintf("step %q (%d of %d) is %s (%s): %s; the trial-level reward is derived from the other steps and is not used",
+			s.Name, i+1, len(steps), so.Status, so.Reason, so.Detail)
+		if so.Status == InfraError {
+			return t, true
+		}
+		if unscored == nil {
+			unscored = &t
+		}
+	}
+	if unscored != nil {
+		return *unscored, true
+	}
+	return Outcome{}, false
+}
+
+func describeException(e *harbor.ExceptionInfo) string {
+	typ := e.Type
+	if typ == "" {
+		typ = `""`
+	}
+	msg := strings.TrimSpace(e.Message)
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i] + " …"
+	}
+	if len(msg) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut] + " …"
+	}
+	if msg == "" {
+		return "exception " + typ
+	}
+	return fmt.Sprintf("exception %s: %s", typ, msg)
+}
+
+// rewardPick is the reward the rules look at and what is wrong with it.
+type rewardPick struct {
+	value   *harbor.Value
+	binary  int    // 0 or 1 when problem == ""
+	problem string // a reward_* reason code, "" when binary
+	detail  string
+}
+
+func (p rewardPick) finite() *float64 {
+	if p.value == nil {
+		return nil
+	}
+	f, ok := p.value.Float()
+	if !ok || math.IsNaN(f) || math.IsInf(f, 0) {
+		return nil
+	}
+	return &f
+}
+
+// pickReward finds the primary reward: the "reward" key, else the only
+// key (Harbor's metrics and pass@k treat a single-key dict as the score),
+// else nothing; then checks that it is exactly 0 or 1.
+func pickReward(vr *harbor.VerifierResult) rewardPick {
+	if vr == nil {
+		return rewardPick{problem: ReasonRewardMissing, detail: "verifier_result is null: the verifier did not finish or was disabled"}
+	}
+	if vr.HasRewards && len(vr.Rewards) > 0 && vr.LegacyReward != nil {
+		return rewardPick{problem: ReasonRewardAmbiguous, detail: `verifier_result has both "rewards" and the legacy "reward" key`}
+	}
+	var key string
+	var val *harbor.Value
+	switch {
+	case vr.LegacyReward != nil:
+		key, val = "reward", vr.LegacyReward
+	case !vr.HasRewards:
+		return rewardPick{problem: ReasonRewardMissing, detail: "verifier_result.rewards is null"}
+	case len(vr.Rewards) == 0:
+		return rewardPick{problem: ReasonRewardMissing, detail: "verifier_result.rewards is {}"}
+	default:
+		for i := range vr.Rewards {
+			if vr.Rewards[i].Key == "reward" {
+				key, val = "reward", &vr.Rewards[i].Value
+				break
+			}
+		}
+		if val == nil {
+			if len(vr.Rewards) > 1 {
+				keys := make([]string, 0, len(vr.Rewards))
+				for _, r := range vr.Rewards {
+					keys = append(keys, fmt.Sprintf("%q", r.Key))
+				}
+				if len(keys) > 8 {
+					keys = append(keys[:8], "…")
+				}
+				return rewardPick{problem: ReasonRewardAmbiguous, detail: fmt.Sprintf("%d reward keys (%s) and none is named \"reward\"", len(vr.Rewards), strings.Join(keys, ", "))}
+			}
+			key, val = vr.Rewards[0].Key, &vr.Rewards[0].Value
+		}
+	}
+	p := rewardPick{value: val}
+	shown := val.Raw
+	if len(shown) > 40 {
+		cut := 40
+		for cut > 0 && !utf8.RuneStart(shown[cut]) {
+			cut--
+		}
+		shown = shown[:cut] + "…"
+	}
+	where := fmt.Sprintf("reward %q is %s", key, shown)
+	switch val.Kind {
+	case harbor.KindNull:
+		p.problem, p.detail = ReasonRewardMissing, where+" (Harbor writes NaN and ±Infinity rewards as null)"
+		return p
+	case harbor.KindNumber:
+	default:
+		p.problem, p.detail = ReasonRewardNotBinary, fmt.Sprintf("%s, %s, not the number 0 or 1", where, val.Kind)
+		return p
+	}
+	if f, _ := val.Float(); math.IsNaN(f) || math.IsInf(f, 0) {
+		p.problem, p.detail = ReasonRewardNotFinite, where+", not a finite number"
+		return p
+	}
+	b, ok := val.Exact01()
+	if !ok {
+		p.problem, p.detail = ReasonRewardNotBinary, where+", not exactly 0 or 1"
+		return p
+	}
+	p.binary, p.detail = b, where
+	return p
+}
+
+func ptr[T any](v T) *T { return &v }

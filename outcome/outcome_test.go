@@ -1,0 +1,358 @@
+package outcome
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tuneplane/tpctl/harbor"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+
+// resultsDir holds the Harbor-format result files (hand-written cases and
+// the synthetic fixtures); they belong to the harbor package's testdata.
+const resultsDir = "../harbor/testdata"
+
+func judgeFile(t *testing.T, path string) Outcome {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := harbor.DecodeTrialResult(f)
+	if err != nil {
+		return Invalid(err)
+	}
+	return Judge(r)
+}
+
+// verdict is the part of an Outcome each rule pins.
+type verdict struct {
+	Status        Status
+	Reason        string
+	Reward        *float64
+	ExceptionType *string
+}
+
+func verdictOf(o Outcome) verdict { return verdict{o.Status, o.Reason, o.Reward, o.ExceptionType} }
+
+func f64(v float64) *float64 { return &v }
+func str(s string) *string   { return &s }
+
+func TestJudgeFiles(t *testing.T) {
+	tests := []struct {
+		file string
+		want verdict
+	}{
+		// rewards, no exception
+		{"cases/success-float", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/success-int", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/success-1e0", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/success-10e-1", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/failure-float", verdict{Failure, ReasonRewardFailure, f64(0), nil}},
+		{"cases/failure-int", verdict{Failure, ReasonRewardFailure, f64(0), nil}},
+		{"cases/failure-neg-zero", verdict{Failure, ReasonRewardFailure, f64(math.Copysign(0, -1)), nil}},
+		{"cases/reward-half", verdict{Unscored, ReasonRewardNotBinary, f64(0.5), nil}},
+		{"cases/reward-near-one", verdict{Unscored, ReasonRewardNotBinary, f64(1), nil}},
+		{"cases/reward-true", verdict{Unscored, ReasonRewardNotBinary, nil, nil}},
+		{"cases/reward-string-one", verdict{Unscored, ReasonRewardNotBinary, nil, nil}},
+		{"cases/reward-1e400", verdict{Unscored, ReasonRewardNotFinite, nil, nil}},
+		{"cases/reward-nan", verdict{Unscored, ReasonRewardNotFinite, nil, nil}},
+		{"cases/reward-infinity", verdict{Unscored, ReasonRewardNotFinite, nil, nil}},
+		{"cases/reward-neg-infinity", verdict{Unscored, ReasonRewardNotFinite, nil, nil}},
+		{"cases/reward-null", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+		{"cases/reward-object", verdict{Unscored, ReasonRewardNotBinary, nil, nil}},
+		{"cases/rewards-empty", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+		{"cases/rewards-null", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+		{"cases/rewards-several-keys", verdict{Unscored, ReasonRewardAmbiguous, nil, nil}},
+		{"cases/rewards-several-with-reward", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/rewards-single-other-key", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/rewards-llm-judge", verdict{Unscored, ReasonRewardNotBinary, f64(7), nil}},
+		{"cases/verifier-result-null", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+		{"cases/legacy-reward-one", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/legacy-reward-null", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+		{"cases/both-reward-shapes", verdict{Unscored, ReasonRewardAmbiguous, nil, nil}},
+		{"cases/legacy-5f5618b8-success", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/provider-null", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/separate-mode", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/unknown-fields", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/nan-outside-reward", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+
+		// exceptions
+		{"cases/verifier-timeout", verdict{InfraError, ReasonVerifierTimeout, nil, str("VerifierTimeoutError")}},
+		{"cases/environment-start-timeout", verdict{InfraError, ReasonInfraException, nil, str("EnvironmentStartTimeoutError")}},
+		{"cases/sandbox-build-failed", verdict{InfraError, ReasonInfraException, nil, str("SandboxBuildFailedError")}},
+		{"cases/healthcheck-error", verdict{InfraError, ReasonInfraException, nil, str("HealthcheckError")}},
+		{"cases/agent-timeout-success", verdict{Success, ReasonAgentTimeoutScored, f64(1), str("AgentTimeoutError")}},
+		{"cases/agent-timeout-failure", verdict{Failure, ReasonAgentTimeoutScored, f64(0), str("AgentTimeoutError")}},
+		{"cases/agent-timeout-no-reward", verdict{Unscored, ReasonAgentTimeoutUnscored, nil, str("AgentTimeoutError")}},
+		{"cases/agent-timeout-half", verdict{Unscored, ReasonAgentTimeoutUnscored, f64(0.5), str("AgentTimeoutError")}},
+		{"cases/api-rate-limit-failure", verdict{Failure, ReasonAgentErrorScored, f64(0), str("ApiRateLimitError")}},
+		{"cases/api-rate-limit-success", verdict{Success, ReasonAgentErrorScored, f64(1), str("ApiRateLimitError")}},
+		{"cases/api-rate-limit-no-reward", verdict{Unscored, ReasonAgentErrorUnscored, nil, str("ApiRateLimitError")}},
+		{"cases/nonzero-exit-failure", verdict{Failure, ReasonAgentErrorScored, f64(0), str("NonZeroAgentExitCodeError")}},
+		{"cases/cancelled", verdict{Unscored, ReasonCancelled, nil, str("CancelledError")}},
+		{"cases/cancelled-with-reward", verdict{Unscored, ReasonCancelled, f64(1), str("CancelledError")}},
+		{"cases/reward-file-not-found", verdict{Unscored, ReasonVerifierError, nil, str("RewardFileNotFoundError")}},
+		{"cases/unseen-exception-with-reward", verdict{Unscored, ReasonUnknownException, f64(1), str("QuantumFluxCapacitorError")}},
+		{"cases/runtime-error", verdict{Unscored, ReasonUnknownException, nil, str("RuntimeError")}},
+		// a bare TimeoutError is the verifier timeout only on a step
+		{"cases/bare-timeout-trial-level", verdict{Unscored, ReasonUnknownException, f64(1), str("TimeoutError")}},
+
+		// multi-step
+		{"cases/multistep-all-pass", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"cases/multistep-all-fail", verdict{Failure, ReasonRewardFailure, f64(0), nil}},
+		{"cases/multistep-mean-half", verdict{Unscored, ReasonRewardNotBinary, f64(0.5), nil}},
+		{"cases/multistep-crash-derived-one", verdict{Unscored, ReasonStepException, f64(1), str("RuntimeError")}},
+		{"cases/multistep-step-verifier-timeout", verdict{InfraError, ReasonStepException, f64(1), str("TimeoutError")}},
+		{"cases/multistep-step-no-verifier", verdict{Unscored, ReasonStepUnscored, f64(1), nil}},
+		{"cases/multistep-unscored-then-infra", verdict{InfraError, ReasonStepException, nil, str("HealthcheckError")}},
+		{"cases/multistep-step-agent-timeout-scored", verdict{Success, ReasonRewardSuccess, f64(1), str("AgentTimeoutError")}},
+		{"cases/multistep-step-agent-timeout-unscored", verdict{Unscored, ReasonStepException, f64(1), str("AgentTimeoutError")}},
+		{"cases/multistep-trial-cancelled", verdict{Unscored, ReasonCancelled, nil, str("CancelledError")}},
+		{"cases/multistep-env-start-before-steps", verdict{InfraError, ReasonInfraException, nil, str("EnvironmentStartTimeoutError")}},
+		{"cases/multistep-no-steps-ran", verdict{Unscored, ReasonRewardMissing, nil, nil}},
+
+		// the synthetic fixtures of both validated revisions
+		{"synthetic/5f5618b8/hello-world__8ZRP9RZ", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/5f5618b8/hello-world__VRJndPc", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/5f5618b8/hello-alpine__2hvTLoF", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/5f5618b8/hello-world__ivaTpL8", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/5f5618b8/hello-world__wfQvhMr", verdict{Failure, ReasonAgentTimeoutScored, f64(0), str("AgentTimeoutError")}},
+		{"synthetic/5f5618b8/hello-alpine__S59E569", verdict{Unscored, ReasonVerifierError, nil, str("RewardFileNotFoundError")}},
+		{"synthetic/5f5618b8/hello-alpine__RiTu8nJ", verdict{InfraError, ReasonVerifierTimeout, nil, str("VerifierTimeoutError")}},
+		{"synthetic/5f5618b8/hello-world__4Bfpt9b", verdict{Unscored, ReasonCancelled, nil, str("CancelledError")}},
+		{"synthetic/v0.22.0/hello-world__Pq4rSt6", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/v0.22.0/separate-verifier-environment__Xy7kLm2", verdict{Success, ReasonRewardSuccess, f64(1), nil}},
+		{"synthetic/v0.22.0/hello-world__Hk8mNw3", verdict{Failure, ReasonAgentErrorScored, f64(0), str("ApiRateLimitError")}},
+		{"synthetic/v0.22.0/hello-multi-step-advanced__Ab3dE5f", verdict{Unscored, ReasonRewardNotBinary, f64(0.5), str("AgentTimeoutError")}},
+		{"synthetic/v0.22.0/multistep-top-separate-mixed__R4tYu9c", verdict{InfraError, ReasonStepException, f64(1), str("TimeoutError")}},
+	}
+	covered := map[string]bool{}
+	golden := map[string]Outcome{}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := judgeFile(t, filepath.Join(resultsDir, tt.file+".json"))
+			if diff := cmp.Diff(tt.want, verdictOf(got)); diff != "" {
+				t.Errorf("Judge(%s) mismatch (-want +got):\n%s\ndetail: %s", tt.file, diff, got.Detail)
+			}
+			if got.Detail == "" {
+				t.Errorf("Judge(%s) has no detail", tt.file)
+			}
+			covered[got.Reason] = true
+			golden[tt.file] = got
+		})
+	}
+	// Every hand-written case file is in the table above.
+	files, _ := filepath.Glob(filepath.Join(resultsDir, "cases", "*.json"))
+	for _, f := range files {
+		name := "cases/" + strings.TrimSuffix(filepath.Base(f), ".json")
+		if _, ok := golden[name]; !ok {
+			t.Errorf("case file %s has no expectation in TestJudgeFiles", name)
+		}
+	}
+	// Every reason except the two that need no result.json is exercised by a
+	// real-format file.
+	for _, r := range Reasons() {
+		if r != ReasonResultMissing && r != ReasonResultInvalid && !covered[r] {
+			t.Errorf("reason %s is not exercised by any result file", r)
+		}
+	}
+	checkGolden(t, "testdata/judge.golden.json", golden)
+}
+
+func checkGolden(t *testing.T, path string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./outcome -update to create it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got; run with -update if intended):\n%s", path, diff)
+	}
+}
+
+// TestExceptionTable judges every known exception type with a binary
+// reward, no reward, and on a step, so each entry of the table is pinned.
+func TestExceptionTable(t *testing.T) {
+	one := &harbor.VerifierResult{HasRewards: true, Rewards: []harbor.Reward{{Key: "reward", Value: harbor.Value{Kind: harbor.KindNumber, Raw: "1.0"}}}}
+	for _, e := range Exceptions() {
+		t.Run(e.Type, func(t *testing.T) {
+			exc := &harbor.ExceptionInfo{Type: e.Type}
+			var got, gotNoReward Outcome
+			if e.Scope == ScopeStep {
+				// Only recognised on a step: judge through a multi-step trial.
+				r := &harbor.TrialResult{MultiStep: true, Verifier: one, Steps: []harbor.StepResult{{Name: "s", Exception: exc, Verifier: one}}}
+				got = Judge(r)
+				if got.Status != e.Status || got.Reason != ReasonStepException {
+					t.Errorf("step %s: got %s/%s, want %s/%s", e.Type, got.Status, got.Reason, e.Status, ReasonStepException)
+				}
+				top := Judge(&harbor.TrialResult{Exception: exc, Verifier: one})
+				if top.Reason != ReasonUnknownException {
+					t.Errorf("trial-level %s: got reason %s, want %s", e.Type, top.Reason, ReasonUnknownException)
+				}
+				return
+			}
+			got = Judge(&harbor.TrialResult{Exception: exc, Verifier: one})
+			gotNoReward = Judge(&harbor.TrialResult{Exception: exc})
+			if e.ScoreStands() {
+				if got.Status != Success {
+					t.Errorf("%s with reward 1: got %s, want success (score stands)", e.Type, got.Status)
+				}
+			} else if got.Status != e.Status || got.Reason != e.Reason {
+				t.Errorf("%s with reward 1: got %s/%s, want %s/%s", e.Type, got.Status, got.Reason, e.Status, e.Reason)
+			}
+			if gotNoReward.Status != e.Status || gotNoReward.Reason != e.Reason {
+				t.Errorf("%s without reward: got %s/%s, want %s/%s", e.Type, gotNoReward.Status, gotNoReward.Reason, e.Status, e.Reason)
+			}
+			if got.ExceptionType == nil || *got.ExceptionType != e.Type {
+				t.Errorf("%s: exception type not kept: %v", e.Type, got.ExceptionType)
+			}
+			// The same name on a step gives the same step verdict.
+			st := Judge(&harbor.TrialResult{MultiStep: true, Verifier: one, Steps: []harbor.StepResult{{Name: "s", Exception: exc}}})
+			if st.Status != e.Status {
+				t.Errorf("step %s without reward: got %s, want %s", e.Type, st.Status, e.Status)
+			}
+		})
+	}
+}
+
+func TestSpecInfraNames(t *testing.T) {
+	// SPEC §2 names these explicitly; losing one from the table is a bug.
+	for _, name := range []string{"VerifierTimeoutError", "EnvironmentStartTimeoutError", "AgentSetupTimeoutError",
+		"SandboxBuildFailedError", "HealthcheckError", "DownloadVerifierDirError", "AddTestsDirError"} {
+		found := false
+		for _, e := range InfraExceptions() {
+			found = found || e.Type == name
+		}
+		if !found {
+			t.Errorf("%s is missing from InfraExceptions()", name)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range Exceptions() {
+		if seen[e.Type+e.Scope] {
+			t.Errorf("exception %s listed twice", e.Type)
+		}
+		seen[e.Type+e.Scope] = true
+		if e.Source == "" || !e.Status.Valid() {
+			t.Errorf("exception %s: incomplete rule %+v", e.Type, e)
+		}
+	}
+}
+
+func TestMissingInvalidNil(t *testing.T) {
+	tests := []struct {
+		name string
+		got  Outcome
+		want verdict
+	}{
+		{"missing", Missing(), verdict{Unscored, ReasonResultMissing, nil, nil}},
+		{"invalid", Invalid(errors.New("at byte 3: boom")), verdict{Unscored, ReasonResultInvalid, nil, nil}},
+		{"invalid nil error", Invalid(nil), verdict{Unscored, ReasonResultInvalid, nil, nil}},
+		{"nil result", Judge(nil), verdict{Unscored, ReasonResultInvalid, nil, nil}},
+		{"empty result", Judge(&harbor.TrialResult{}), verdict{Unscored, ReasonRewardMissing, nil, nil}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, verdictOf(tt.got)); diff != "" {
+			t.Errorf("%s mismatch (-want +got):\n%s", tt.name, diff)
+		}
+	}
+	if got := Invalid(errors.New("at byte 3: boom")).Detail; got != "at byte 3: boom" {
+		t.Errorf("Invalid detail = %q, want the parse error", got)
+	}
+}
+
+func TestTable(t *testing.T) {
+	known := map[string]bool{}
+	for _, r := range Table() {
+		if !r.Status.Valid() || r.Situation == "" || !regexp.MustCompile(`^[a-z_]+$`).MatchString(r.Reason) {
+			t.Errorf("bad rule %+v", r)
+		}
+		known[r.Reason] = true
+	}
+	for _, e := range Exceptions() {
+		if !known[e.Reason] {
+			t.Errorf("exception %s uses reason %s that has no table row", e.Type, e.Reason)
+		}
+	}
+	// Reason constants declared in table.go all appear in the table.
+	src, err := os.ReadFile("table.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^\s+Reason\w+\s+= "([a-z_]+)"`).FindAllSubmatch(src, -1) {
+		if !known[string(m[1])] {
+			t.Errorf("reason constant %q has no row in Table()", m[1])
+		}
+	}
+	if RulesVersion != "tpctl-outcomes/1" {
+		t.Errorf("RulesVersion = %q", RulesVersion)
+	}
+}
+
+// TestDocsInSync fails when docs/outcomes.md misses a reason code, a status
+// or a known exception name.
+func TestDocsInSync(t *testing.T) {
+	doc, err := os.ReadFile("../docs/outcomes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range Reasons() {
+		if !bytes.Contains(doc, []byte("`"+r+"`")) {
+			t.Errorf("docs/outcomes.md does not mention reason `%s`", r)
+		}
+	}
+	for _, e := range Exceptions() {
+		if !bytes.Contains(doc, []byte("`"+e.Type+"`")) {
+			t.Errorf("docs/outcomes.md does not mention exception `%s`", e.Type)
+		}
+	}
+	// The numbered table lists the same (status, reason) rows in order.
+	var docRows, codeRows []string
+	for _, m := range regexp.MustCompile("(?m)^\\| \\d+ \\|.*\\| `([a-z_]+)` \\| `([a-z_]+)` \\|$").FindAllSubmatch(doc, -1) {
+		docRows = append(docRows, string(m[1])+" "+string(m[2]))
+	}
+	for _, r := range Table() {
+		codeRows = append(codeRows, string(r.Status)+" "+r.Reason)
+	}
+	if diff := cmp.Diff(codeRows, docRows); diff != "" {
+		t.Errorf("docs/outcomes.md table differs from Table() (-code +doc):\n%s", diff)
+	}
+	if !bytes.Contains(doc, []byte(RulesVersion)) {
+		t.Errorf("docs/outcomes.md does not name %s", RulesVersion)
+	}
+}
+
+func TestStatusJSON(t *testing.T) {
+	b, err := json.Marshal(Outcome{Status: InfraError, Reason: ReasonVerifierTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"status":"infra_error","reason":"verifier_timeout","reward":null,"exception_type":null,"detail":""}`
+	if diff := cmp.Diff(want, string(b)); diff != "" {
+		t.Errorf("Outcome JSON mismatch (-want +got):\n%s", diff)
+	}
+}
