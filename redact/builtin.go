@@ -1,0 +1,123 @@
+package redact
+
+import (
+	"context"
+	"regexp"
+	"strings"
+)
+
+// detector is one credential pattern. Each has cheap literal prefilters
+// (any must occur, case-folded when fold is set) so that long texts with
+// no candidate skip the regular expression entirely.
+type detector struct {
+	kind     string
+	re       *regexp.Regexp
+	pre      []string // literal substrings, at least one must occur
+	fold     bool     // prefilters compare ASCII case-insensitively
+	keep     string   // replacement prefix group: "${1}" keeps the context
+	valid    func(string) bool
+	scanOnly string // a different (stricter) expression for the scanner
+	noScan   bool   // too loose for the post-redaction scan
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// detectors run in this order: whole blocks first (a private key or JWT
+// may contain text other patterns would partly match), then prefixes that
+// are more specific before those they extend (sk-ant- before sk-).
+var detectors = []*detector{
+	{kind: "private_key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`),
+		pre: []string{"PRIVATE KEY-----"}, scanOnly: `-----BEGIN[ A-Z0-9]*PRIVATE KEY-----`},
+	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`), pre: []string{"eyJ"}},
+	{kind: "anthropic_key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), pre: []string{"sk-ant-"}},
+	{kind: "openai_key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), pre: []string{"sk-"},
+		// Real keys are random; a long hyphenated slug without a digit
+		// (sk-learn-compatible-estimator) is not one. Anthropic keys have
+		// their own detector (it runs first when redacting; the scanner
+		// must not count them twice).
+		valid: func(m string) bool { return hasDigit(m) && !strings.HasPrefix(m, "sk-ant-") }},
+	{kind: "github_token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})`),
+		pre: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
+	{kind: "aws_access_key_id", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`), pre: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+	{kind: "aws_secret_key", re: regexp.MustCompile(`(?i)(aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{40}\b`),
+		pre: []string{"secret"}, fold: true, keep: "${1}"},
+	{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), pre: []string{"AIza"}},
+	{kind: "slack_token", re: regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), pre: []string{"xox"}},
+	{kind: "huggingface_token", re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`), pre: []string{"hf_"}},
+	{kind: "bearer_token", re: regexp.MustCompile(`(?i)\b(bearer\s+)[A-Za-z0-9\-._~+/]{16,}=*`),
+		pre: []string{"bearer"}, fold: true, keep: "${1}",
+		// "Bearer YOUR_TOKEN_HERE" in documentation is common; redacting it is
+		// harmless, aborting an import over it is not.
+		noScan: true},
+}
+
+func (d *detector) candidate(s string) bool {
+	for _, p := range d.pre {
+		if d.fold {
+			if containsFoldASCII(s, p) {
+				return true
+			}
+		} else if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFoldASCII reports whether s contains sub (lowercase ASCII)
+// ignoring ASCII case, without copying s.
+func containsFoldASCII(s, sub string) bool {
+	first := string([]byte{sub[0], sub[0] - 'a' + 'A'})
+	for i := 0; i+len(sub) <= len(s); {
+		j := strings.IndexAny(s[i:], first)
+		if j < 0 {
+			return false
+		}
+		i += j
+		if i+len(sub) <= len(s) && strings.EqualFold(s[i:i+len(sub)], sub) {
+			return true
+		}
+		i++
+	}
+	return false
+}
+
+func (d *detector) redact(s string) string {
+	if !d.candidate(s) {
+		return s
+	}
+	repl := d.keep + "[REDACTED:" + d.kind + "]"
+	if d.valid == nil {
+		return d.re.ReplaceAllString(s, repl)
+	}
+	return d.re.ReplaceAllStringFunc(s, func(m string) string {
+		if !d.valid(m) {
+			return m
+		}
+		return d.re.ReplaceAllString(m, repl)
+	})
+}
+
+type secrets struct{}
+
+var _ Redactor = secrets{}
+
+// Secrets returns the builtin:secrets redactor: API keys of common
+// providers (OpenAI, Anthropic, GitHub, AWS, Google, Slack, Hugging Face),
+// bearer tokens, JWTs and PEM private-key blocks become
+// [REDACTED:<kind>]. A private-key block without its END line is redacted
+// to the end of the text.
+func Secrets() Redactor { return secrets{} }
+
+func (secrets) Name() string { return "builtin:secrets" }
+func (secrets) Close() error { return nil }
+
+func (secrets) Redact(ctx context.Context, s string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	for _, d := range detectors {
+		s = d.redact(s)
+	}
+	return s, nil
+}

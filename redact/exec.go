@@ -1,0 +1,343 @@
+package redact
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// MaxResponseBytes caps one line a child redactor may print (64 MiB).
+const MaxResponseBytes = 64 << 20
+
+// stderrTail is how much of a child's stderr is kept for error messages.
+const stderrTail = 2048
+
+// closeGrace is how long Close waits for a child to exit after its stdin
+// is closed before killing it.
+const closeGrace = 2 * time.Second
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(bytes.ToValidUTF8(t.buf, []byte("?")))
+}
+
+type line struct {
+	b   []byte
+	err error
+}
+
+// process is a redactor backed by a long-lived child that answers one JSON
+// line per request: {"id":N,"text":"…"} in, {"id":N,"text":"…"} out (or
+// {"id":N,"error":"…"} to refuse).
+type process struct {
+	spec    string
+	cmd     *exec.Cmd
+	stdin   *os.File
+	lines   chan line
+	stderr  *tailBuffer
+	timeout time.Duration
+	exited  chan struct{} // closed when Wait returned
+	waitErr error
+
+	mu     sync.Mutex
+	nextID int64
+	broken error
+	closed bool
+}
+
+var _ Redactor = (*process)(nil)
+
+func startProcess(ctx context.Context, spec string, argv []string, opts Options) (*process, error) {
+	path, err := exec.LookPath(argv[0])
+	if err != nil {
+		return nil, fmt.Errorf("redactor %q: program %q not found: %w", spec, argv[0], err)
+	}
+	cmd := exec.Command(path, argv[1:]...)
+	cmd.Args[0] = argv[0]
+	cmd.Dir = opts.Dir
+	cmd.Env = opts.Env
+	setProcessGroup(cmd)
+	// Plain pipes rather than StdoutPipe: Wait must not close our read end
+	// while an answer is still buffered.
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("redactor %q: failed to create pipe: %w", spec, err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, fmt.Errorf("redactor %q: failed to create pipe: %w", spec, err)
+	}
+	p := &process{
+		spec:    spec,
+		cmd:     cmd,
+		stdin:   inW,
+		lines:   make(chan line, 1),
+		stderr:  &tailBuffer{max: stderrTail},
+		timeout: opts.Timeout,
+		exited:  make(chan struct{}),
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
+	// Bound the wait for stderr copying if a grandchild keeps it open.
+	cmd.WaitDelay = closeGrace
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, fmt.Errorf("redactor %q: failed to start %q: %w", spec, argv[0], err)
+	}
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.exited)
+	}()
+	go readLines(outR, p.lines)
+	// Probe: a child that cannot import its module, or does not speak the
+	// protocol, fails here instead of in the middle of an import.
+	if _, err := p.Redact(ctx, ""); err != nil {
+		p.Close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// readLines sends every line of r to ch, then the read error, then closes.
+func readLines(r *os.File, ch chan<- line) {
+	defer close(ch)
+	defer r.Close()
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		var acc []byte
+		for {
+			frag, err := br.ReadSlice('\n')
+			if len(acc)+len(frag) > MaxResponseBytes {
+				ch <- line{err: fmt.Errorf("printed a line longer than %d bytes", MaxResponseBytes)}
+				return
+			}
+			acc = append(acc, frag...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				if len(acc) > 0 && err == io.EOF {
+					err = errors.New("printed an unterminated line and closed its output")
+				}
+				ch <- line{err: err}
+				return
+			}
+			break
+		}
+		ch <- line{b: acc}
+	}
+}
+
+func (p *process) Name() string { return p.spec }
+
+func (p *process) Redact(ctx context.Context, s string) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.broken != nil {
+		return "", p.broken
+	}
+	if p.closed {
+		return "", &Error{Redactor: p.spec, Err: errors.New("used after Close")}
+	}
+	p.nextID++
+	id := p.nextID
+	req, err := json.Marshal(struct {
+		ID   int64  `json:"id"`
+		Text string `json:"text"`
+	}{id, s})
+	if err != nil {
+		return "", &Error{Redactor: p.spec, Err: err}
+	}
+	req = append(req, '\n')
+	// Write from a goroutine: a child that stops reading would block a
+	// large write forever, and the timeout must still fire.
+	wrote := make(chan error, 1)
+	go func() {
+		_, err := p.stdin.Write(req)
+		wrote <- err
+	}()
+	timer := time.NewTimer(p.timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "", p.fail(id, fmt.Errorf("interrupted: %w", ctx.Err()))
+		case <-timer.C:
+			return "", p.fail(id, fmt.Errorf("no answer within %s (request %d); it was stopped", p.timeout, id))
+		case err := <-wrote:
+			wrote = nil
+			if err != nil {
+				return "", p.fail(id, p.exitReason(id, "stopped reading its input"))
+			}
+		case l, ok := <-p.lines:
+			if !ok || l.err != nil {
+				if ok && l.err != io.EOF && !errors.Is(l.err, os.ErrClosed) {
+					return "", p.fail(id, fmt.Errorf("%v (request %d)", l.err, id))
+				}
+				return "", p.fail(id, p.exitReason(id, "closed its output"))
+			}
+			text, err := parseAnswer(l.b, id)
+			if err != nil {
+				return "", p.fail(id, err)
+			}
+			if wrote != nil {
+				// Answered before the whole request was written: the
+				// protocol is broken.
+				if err := <-wrote; err != nil {
+					return "", p.fail(id, p.exitReason(id, "stopped reading its input"))
+				}
+			}
+			return text, nil
+		}
+	}
+}
+
+// exitReason waits briefly for the child to exit and describes how it did.
+func (p *process) exitReason(id int64, what string) error {
+	select {
+	case <-p.exited:
+		status := "exited"
+		if p.waitErr != nil {
+			status = "exited with " + p.waitErr.Error()
+		} else {
+			status = "exited with status 0"
+		}
+		return fmt.Errorf("%s and %s while handling request %d", what, status, id)
+	case <-time.After(closeGrace):
+		return fmt.Errorf("%s while handling request %d", what, id)
+	}
+}
+
+// fail kills and reaps the child, marks the redactor broken and returns
+// the error with the tail of the child's stderr.
+func (p *process) fail(id int64, err error) error {
+	p.kill()
+	p.broken = &Error{Redactor: p.spec, Err: err, Stderr: p.stderr.String()}
+	return p.broken
+}
+
+func (p *process) kill() {
+	select {
+	case <-p.exited:
+	default:
+		killProcess(p.cmd)
+		<-p.exited
+	}
+	p.stdin.Close()
+}
+
+// parseAnswer checks one answer line. It never quotes the line: it may hold
+// the very text being redacted.
+func parseAnswer(b []byte, id int64) (string, error) {
+	b = bytes.TrimRight(b, "\r\n")
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil || m == nil {
+		return "", fmt.Errorf("answered request %d with %d bytes that are not a JSON object; each answer must be one line {\"id\":%d,\"text\":\"…\"}", id, len(b), id)
+	}
+	rawID, ok := m["id"]
+	if !ok {
+		return "", fmt.Errorf("answered request %d without an \"id\"", id)
+	}
+	var got int64
+	if err := json.Unmarshal(rawID, &got); err != nil || got != id {
+		return "", fmt.Errorf("answered request %d with id %s; answers must come in order with the request's id", id, truncate(string(rawID), 40))
+	}
+	if rawErr, ok := m["error"]; ok && string(rawErr) != "null" {
+		var msg string
+		if json.Unmarshal(rawErr, &msg) != nil {
+			msg = "(no message)"
+		}
+		return "", fmt.Errorf("refused request %d: %s", id, truncate(msg, 500))
+	}
+	rawText, ok := m["text"]
+	if !ok {
+		return "", fmt.Errorf("answered request %d without \"text\"", id)
+	}
+	var text string
+	if len(rawText) == 0 || rawText[0] != '"' || json.Unmarshal(rawText, &text) != nil {
+		return "", fmt.Errorf("answered request %d with %s for \"text\"; it must return a string", id, jsonKind(rawText))
+	}
+	return text, nil
+}
+
+func jsonKind(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	case '"':
+		return "an invalid string"
+	}
+	return "a number"
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…(" + strconv.Itoa(len(s)-n) + " more bytes)"
+}
+
+// Close closes the child's stdin, waits up to two seconds for it to exit,
+// then kills it; the child is always reaped. A child that exits non-zero
+// on its own is reported.
+func (p *process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(closeGrace):
+		killProcess(p.cmd)
+		<-p.exited
+		return nil
+	}
+	if p.broken == nil && p.waitErr != nil {
+		return &Error{Redactor: p.spec, Err: fmt.Errorf("exited with %v when closed", p.waitErr), Stderr: p.stderr.String()}
+	}
+	return nil
+}

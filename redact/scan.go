@@ -1,0 +1,137 @@
+package redact
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+)
+
+// MinSecretLen is the shortest environment value the scanner looks for:
+// shorter values would match ordinary text.
+const MinSecretLen = 8
+
+// secretNameParts mark an environment variable as holding a secret.
+var secretNameParts = []string{"KEY", "SECRET", "TOKEN", "PASSWORD", "CREDENTIAL", "AUTH"}
+
+// notSecretNames hold paths or sockets, not credentials, despite their names.
+var notSecretNames = map[string]bool{"SSH_AUTH_SOCK": true, "XAUTHORITY": true}
+
+// Hit is how often one detector matched. It never holds the match.
+type Hit struct {
+	Detector string // "env:NAME" for a known value, "pattern:<kind>" for a credential pattern
+	Count    int
+}
+
+// Scanner looks for secrets known to this process and for high-confidence
+// credential patterns in text that is about to leave the machine.
+type Scanner struct {
+	values   []envValue
+	patterns []scanPattern
+}
+
+type envValue struct{ name, value string }
+
+type scanPattern struct {
+	kind  string
+	re    *regexp.Regexp
+	d     *detector
+	valid func(string) bool
+}
+
+// NewScanner collects, from environ ("NAME=value" entries as from
+// os.Environ), the exact values of TUNEPLANE_JOB_TOKEN and of every
+// variable whose upper-cased name contains KEY, SECRET, TOKEN, PASSWORD,
+// CREDENTIAL or AUTH, when at least MinSecretLen long. SSH_AUTH_SOCK and
+// XAUTHORITY are skipped: they name files.
+func NewScanner(environ []string) *Scanner {
+	s := &Scanner{}
+	seen := map[string]bool{}
+	sorted := append([]string(nil), environ...)
+	sort.Strings(sorted) // same detector name for a shared value, whatever the order
+	for _, kv := range sorted {
+		name, value, ok := strings.Cut(kv, "=")
+		if !ok || len(value) < MinSecretLen || seen[value] || notSecretNames[strings.ToUpper(name)] {
+			continue
+		}
+		if name != "TUNEPLANE_JOB_TOKEN" && !secretName(name) {
+			continue
+		}
+		seen[value] = true
+		s.values = append(s.values, envValue{name, value})
+	}
+	for _, d := range detectors {
+		if d.noScan {
+			continue
+		}
+		re := d.re
+		if d.scanOnly != "" {
+			re = regexp.MustCompile(d.scanOnly)
+		}
+		s.patterns = append(s.patterns, scanPattern{kind: d.kind, re: re, d: d, valid: d.valid})
+	}
+	return s
+}
+
+func secretName(name string) bool {
+	up := strings.ToUpper(name)
+	for _, p := range secretNameParts {
+		if strings.Contains(up, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Detectors lists the detector names the scanner uses (never the values).
+func (s *Scanner) Detectors() []string {
+	var out []string
+	for _, v := range s.values {
+		out = append(out, "env:"+v.name)
+	}
+	for _, p := range s.patterns {
+		out = append(out, "pattern:"+p.kind)
+	}
+	return out
+}
+
+// Scan returns one Hit per detector that matched text, in detector order.
+// field names the text for callers that report it; Scan itself ignores it.
+func (s *Scanner) Scan(field, text string) []Hit {
+	_ = field
+	var hits []Hit
+	for _, v := range s.values {
+		if n := strings.Count(text, v.value); n > 0 {
+			hits = append(hits, Hit{Detector: "env:" + v.name, Count: n})
+		}
+	}
+	for _, p := range s.patterns {
+		if !p.d.candidate(text) {
+			continue
+		}
+		n := 0
+		for _, m := range p.re.FindAllString(text, -1) {
+			if p.valid == nil || p.valid(m) {
+				n++
+			}
+		}
+		if n > 0 {
+			hits = append(hits, Hit{Detector: "pattern:" + p.kind, Count: n})
+		}
+	}
+	return hits
+}
+
+// SecretFoundError reports a secret found after redaction. Its message
+// names where and which detector, never the matching bytes.
+type SecretFoundError struct {
+	Where    string // file and field, e.g. `"…/agent/trajectory.json" message 12 content`
+	Detector string
+	Count    int
+}
+
+func (e *SecretFoundError) Error() string {
+	return fmt.Sprintf("secret scan: %s: %d match(es) of %s remain after redaction; nothing was written — "+
+		"add a redactor that removes it (e.g. --redactor builtin:secrets or a rules: file) and run again",
+		e.Where, e.Count, e.Detector)
+}
