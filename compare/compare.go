@@ -1,0 +1,510 @@
+// Package compare answers "did the candidate round do better than the
+// base round?" only when the answer is sound. Both rounds are saved
+// snapshots; each is verified first. They are comparable when the digest
+// rules, outcome rules, dataset, cohort, verifier and settings digests are
+// equal and both rounds are clean (every planned trial scored). Otherwise
+// the Result lists every failed condition with a stable reason code and
+// the numbers behind it, and carries no delta.
+//
+// Trials are matched by trial_id by merge-joining the two plans and the
+// two observation files in canonical (task, repeat) order, so neither
+// observation file is held in memory.
+//
+// The JSON form of Result is the SPEC §10 contract, documented in
+// docs/compare.md.
+package compare
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tuneplane/tpctl/internal/jcs"
+	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// Reason codes: stable, part of the JSON contract.
+const (
+	ReasonRulesDiffer         = "rules_differ"
+	ReasonOutcomeRulesDiffer  = "outcome_rules_differ"
+	ReasonDatasetDiffers      = "dataset_differs"
+	ReasonCohortDiffers       = "cohort_differs"
+	ReasonVerifierDiffers     = "verifier_differs"
+	ReasonSettingsDiffers     = "settings_differs"
+	ReasonBaseIncomplete      = "base_incomplete"
+	ReasonCandidateIncomplete = "candidate_incomplete"
+)
+
+// Sides of a comparison, as named in errors and messages.
+const (
+	SideBase      = "base"
+	SideCandidate = "candidate"
+)
+
+// Trial states in NotComparableTrial besides the four observation
+// statuses.
+const (
+	// StateMissing is a planned trial with no attempt.
+	StateMissing = "missing"
+	// StateNotPlanned is a trial that the other round's plan has and this
+	// round's plan does not (the cohorts differ).
+	StateNotPlanned = "not_planned"
+)
+
+// Note is printed beside every delta, in text and JSON.
+const Note = "delta is the candidate success rate minus the base success rate; it is not a statistical significance claim. " +
+	"mcnemar_p is the exact two-sided McNemar test (binomial, p = 0.5) on the discordant pairs"
+
+// Result is the comparison of two rounds; its JSON is the SPEC §10
+// contract. Lists are never nil so they encode as [].
+type Result struct {
+	// Comparable is true when Reasons is empty.
+	Comparable bool     `json:"comparable"`
+	Reasons    []Reason `json:"reasons"`
+	Base       Side     `json:"base"`
+	Candidate  Side     `json:"candidate"`
+	// Delta is the candidate minus the base success rate, only when
+	// Comparable; nil (JSON null) otherwise.
+	Delta       *float64    `json:"delta"`
+	Transitions Transitions `json:"transitions"`
+	// Discordant counts the pairs McNemar's test looks at. They are given
+	// even when the rounds are not comparable (they are the lengths of the
+	// two transition lists), but the p-value is not.
+	Discordant Discordant `json:"discordant"`
+	// McNemarP is the exact two-sided McNemar p-value, only when
+	// Comparable; nil otherwise.
+	McNemarP *float64 `json:"mcnemar_p"`
+	Note     string   `json:"note"`
+}
+
+// Reason is one failed comparability condition.
+type Reason struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Side is what the comparison shows of one round: identity, checkpoint,
+// protocol, counts and rates (copied from its verified manifest).
+type Side struct {
+	Dir             string              `json:"dir"`
+	RoundID         string              `json:"round_id"`
+	Name            string              `json:"name"`
+	Label           string              `json:"label"`
+	Checkpoint      snapshot.Checkpoint `json:"checkpoint"`
+	Protocol        snapshot.Protocol   `json:"protocol"`
+	OutcomeRules    string              `json:"outcome_rules"`
+	Counts          snapshot.Counts     `json:"counts"`
+	SuccessRate     *float64            `json:"success_rate"`
+	SuccessRateCI95 *[2]float64         `json:"success_rate_ci95"`
+	Coverage        *float64            `json:"coverage"`
+	CoverageCI95    *[2]float64         `json:"coverage_ci95"`
+}
+
+// Transitions classify every trial of either plan, matched by trial_id.
+// ID lists are in canonical (task, repeat) order.
+type Transitions struct {
+	FailureToSuccess []string `json:"failure_to_success"`
+	SuccessToFailure []string `json:"success_to_failure"`
+	UnchangedSuccess int      `json:"unchanged_success"`
+	UnchangedFailure int      `json:"unchanged_failure"`
+	// NotComparable lists trials that are not success/failure on both
+	// sides: missing, unscored, infra_error or not planned on either.
+	NotComparable []string `json:"not_comparable"`
+	// NotComparableDetail gives both states of each NotComparable trial,
+	// in the same order.
+	NotComparableDetail []NotComparableTrial `json:"not_comparable_detail"`
+}
+
+// NotComparableTrial says why one trial has no transition: its state in
+// each round (an observation status, "missing" or "not_planned").
+type NotComparableTrial struct {
+	TrialID   string `json:"trial_id"`
+	Base      string `json:"base"`
+	Candidate string `json:"candidate"`
+}
+
+// Discordant are the trials whose verdict changed.
+type Discordant struct {
+	FailureToSuccess int `json:"failure_to_success"`
+	SuccessToFailure int `json:"success_to_failure"`
+}
+
+// ErrUnverified is wrapped by a SnapshotError whose folder is a snapshot
+// that failed verification.
+var ErrUnverified = errors.New("snapshot failed verification")
+
+// SnapshotError means one of the two folders cannot be used: it is not a
+// readable snapshot, its verification found problems, or it changed while
+// being read. The CLI treats it as unusable input.
+type SnapshotError struct {
+	Side string // SideBase or SideCandidate
+	Dir  string
+	// Problems are the verification findings; empty when the folder is
+	// not a snapshot at all.
+	Problems []snapshot.Problem
+	Err      error
+}
+
+// maxProblemsShown keeps the error readable; snapshot verify lists all.
+const maxProblemsShown = 10
+
+func (e *SnapshotError) Error() string {
+	if len(e.Problems) == 0 {
+		return fmt.Sprintf("cannot use the %s snapshot %q: %v", e.Side, e.Dir, e.Err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the %s snapshot %q failed verification with %d problem(s); it may have been modified after it was written:", e.Side, e.Dir, len(e.Problems))
+	for i, p := range e.Problems {
+		if i == maxProblemsShown {
+			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-i)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %s: %s", p.File, p.Code, p.Message)
+	}
+	return b.String()
+}
+
+func (e *SnapshotError) Unwrap() error { return e.Err }
+
+// Rounds verifies both snapshots and compares them. Errors are
+// *SnapshotError for an unusable folder, or ctx's error.
+func Rounds(ctx context.Context, baseDir, candDir string) (*Result, error) {
+	base, err := open(ctx, SideBase, baseDir)
+	if err != nil {
+		return nil, err
+	}
+	cand, err := open(ctx, SideCandidate, candDir)
+	if err != nil {
+		return nil, err
+	}
+	r := &Result{
+		Reasons:   []Reason{},
+		Base:      base.info,
+		Candidate: cand.info,
+		Transitions: Transitions{
+			FailureToSuccess:    []string{},
+			SuccessToFailure:    []string{},
+			NotComparable:       []string{},
+			NotComparableDetail: []NotComparableTrial{},
+		},
+		Note: Note,
+	}
+	onlyBase, onlyCand, err := r.match(ctx, base, cand)
+	if err != nil {
+		return nil, err
+	}
+	r.Reasons = reasons(base, cand, onlyBase, onlyCand)
+	r.Comparable = len(r.Reasons) == 0
+	r.Discordant = Discordant{
+		FailureToSuccess: len(r.Transitions.FailureToSuccess),
+		SuccessToFailure: len(r.Transitions.SuccessToFailure),
+	}
+	if r.Comparable && base.info.SuccessRate != nil && cand.info.SuccessRate != nil {
+		d := round12(*cand.info.SuccessRate - *base.info.SuccessRate)
+		if d == 0 {
+			d = 0 // no "-0" in the JSON
+		}
+		p := McNemar(r.Discordant.SuccessToFailure, r.Discordant.FailureToSuccess)
+		r.Delta, r.McNemarP = &d, &p
+	}
+	return r, nil
+}
+
+// WriteJSON writes r as indented JSON with a trailing newline, without
+// HTML escaping (trial IDs are shown as they are).
+func WriteJSON(w io.Writer, r *Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// trialKey is a plan trial in canonical order.
+type trialKey struct {
+	task   string
+	repeat int
+}
+
+func (k trialKey) compare(o trialKey) int {
+	return snapshot.CompareTrials(k.task, k.repeat, o.task, o.repeat)
+}
+
+// round is one verified snapshot, ready to be read.
+type round struct {
+	which    string // SideBase or SideCandidate
+	dir      string
+	manifest *snapshot.Manifest
+	plan     snapshot.PlanSummary
+	keys     []trialKey
+	// settings is the canonical form of the plan's settings, to say which
+	// part of a settings digest differs.
+	settings []byte
+	info     Side
+}
+
+func open(ctx context.Context, which, dir string) (*round, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	fail := func(err error) error { return &SnapshotError{Side: which, Dir: dir, Err: err} }
+	rep, err := snapshot.Verify(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	if !rep.OK {
+		return nil, &SnapshotError{Side: which, Dir: dir, Problems: rep.Problems, Err: ErrUnverified}
+	}
+	m, err := snapshot.Load(dir)
+	if err != nil {
+		return nil, fail(err)
+	}
+	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, snapshot.PlanFile), snapshot.MaxPlanSize)
+	if err != nil {
+		return nil, fail(fmt.Errorf("failed to read %s: %w", snapshot.PlanFile, err))
+	}
+	// Verify read plan.json a moment ago; make sure this is the same file.
+	sum := sha256.Sum256(planJSON)
+	if hex.EncodeToString(sum[:]) != m.Files[snapshot.PlanFile] {
+		return nil, fail(fmt.Errorf("%s changed after verification; run the comparison again", snapshot.PlanFile))
+	}
+	r := &round{which: which, dir: dir, manifest: m}
+	if err := json.Unmarshal(planJSON, &r.plan); err != nil {
+		return nil, fail(fmt.Errorf("%s does not have the import-plan shape: %w", snapshot.PlanFile, err))
+	}
+	if len(bytes.TrimSpace(r.plan.Settings)) > 0 {
+		if r.settings, err = jcs.Transform(r.plan.Settings); err != nil {
+			return nil, fail(fmt.Errorf("%s: settings are not canonicalizable JSON: %w", snapshot.PlanFile, err))
+		}
+	}
+	r.keys = make([]trialKey, len(r.plan.Trials))
+	for i, t := range r.plan.Trials {
+		r.keys[i] = trialKey{t.Task, t.Repeat}
+	}
+	slices.SortFunc(r.keys, trialKey.compare)
+	r.info = Side{
+		Dir:             dir,
+		RoundID:         m.RoundID,
+		Name:            m.Name,
+		Label:           m.Label,
+		Checkpoint:      m.Checkpoint,
+		Protocol:        m.Protocol,
+		OutcomeRules:    m.OutcomeRules,
+		Counts:          m.Counts,
+		SuccessRate:     m.SuccessRate,
+		SuccessRateCI95: m.SuccessRateCI95,
+		Coverage:        m.Coverage,
+		CoverageCI95:    m.CoverageCI95,
+	}
+	return r, nil
+}
+
+// errStop ends a ReadObservations walk early when the consumer stops.
+var errStop = errors.New("stop reading observations")
+
+// observations turns snapshot.ReadObservations (push) into a sequence
+// that iter.Pull2 can step through, one line at a time.
+func observations(dir string) iter.Seq2[snapshot.Observation, error] {
+	return func(yield func(snapshot.Observation, error) bool) {
+		err := snapshot.ReadObservations(dir, func(o snapshot.Observation) error {
+			if !yield(o, nil) {
+				return errStop
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, errStop) {
+			yield(snapshot.Observation{}, err)
+		}
+	}
+}
+
+// cursor walks one round's observations alongside its plan.
+type cursor struct {
+	r    *round
+	next func() (snapshot.Observation, error, bool)
+	cur  *snapshot.Observation
+}
+
+func (c *cursor) advance() error {
+	o, err, ok := c.next()
+	switch {
+	case !ok:
+		c.cur = nil
+	case err != nil:
+		return &SnapshotError{Side: c.r.which, Dir: c.r.dir, Err: err}
+	default:
+		c.cur = &o
+	}
+	return nil
+}
+
+// stateOf returns the state of planned trial k and consumes its
+// observation if it has one. Verification guarantees observations are
+// planned, unique and in canonical order; the checks here only guard
+// against a file that changed since.
+func (c *cursor) stateOf(k trialKey) (string, error) {
+	if c.cur == nil {
+		return StateMissing, nil
+	}
+	switch (trialKey{c.cur.Task, c.cur.Repeat}).compare(k) {
+	case 1:
+		return StateMissing, nil
+	case -1:
+		return "", c.changed(fmt.Errorf("trial %q is out of canonical order or not in the plan", c.cur.TrialID))
+	}
+	st := c.cur.Status
+	if !snapshot.ValidStatus(st) {
+		return "", c.changed(fmt.Errorf("trial %q has status %q", c.cur.TrialID, st))
+	}
+	return st, c.advance()
+}
+
+func (c *cursor) changed(err error) error {
+	return &SnapshotError{Side: c.r.which, Dir: c.r.dir,
+		Err: fmt.Errorf("%s changed after verification: %w; run the comparison again", snapshot.ObservationsFile, err)}
+}
+
+// checkEvery is how many trials pass between cancellation checks.
+const checkEvery = 1024
+
+// match fills r.Transitions by walking the union of both plans in
+// canonical order, and returns how many trials only one plan has.
+func (r *Result) match(ctx context.Context, base, cand *round) (onlyBase, onlyCand int, err error) {
+	nextB, stopB := iter.Pull2(observations(base.dir))
+	defer stopB()
+	nextC, stopC := iter.Pull2(observations(cand.dir))
+	defer stopC()
+	cb, cc := &cursor{r: base, next: nextB}, &cursor{r: cand, next: nextC}
+	if err := cb.advance(); err != nil {
+		return 0, 0, err
+	}
+	if err := cc.advance(); err != nil {
+		return 0, 0, err
+	}
+	t := &r.Transitions
+	for i, j, n := 0, 0, 0; i < len(base.keys) || j < len(cand.keys); n++ {
+		if n%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, 0, err
+			}
+		}
+		var k trialKey
+		inB, inC := false, false
+		switch {
+		case j >= len(cand.keys):
+			k, inB = base.keys[i], true
+		case i >= len(base.keys):
+			k, inC = cand.keys[j], true
+		default:
+			c := base.keys[i].compare(cand.keys[j])
+			inB, inC = c <= 0, c >= 0
+			k = base.keys[i]
+			if !inB {
+				k = cand.keys[j]
+			}
+		}
+		bs, cs := StateNotPlanned, StateNotPlanned
+		if inB {
+			i++
+			if bs, err = cb.stateOf(k); err != nil {
+				return 0, 0, err
+			}
+		} else {
+			onlyCand++
+		}
+		if inC {
+			j++
+			if cs, err = cc.stateOf(k); err != nil {
+				return 0, 0, err
+			}
+		} else {
+			onlyBase++
+		}
+		id := snapshot.TrialID(k.task, k.repeat)
+		switch {
+		case bs == snapshot.StatusSuccess && cs == snapshot.StatusSuccess:
+			t.UnchangedSuccess++
+		case bs == snapshot.StatusFailure && cs == snapshot.StatusFailure:
+			t.UnchangedFailure++
+		case bs == snapshot.StatusFailure && cs == snapshot.StatusSuccess:
+			t.FailureToSuccess = append(t.FailureToSuccess, id)
+		case bs == snapshot.StatusSuccess && cs == snapshot.StatusFailure:
+			t.SuccessToFailure = append(t.SuccessToFailure, id)
+		default:
+			t.NotComparable = append(t.NotComparable, id)
+			t.NotComparableDetail = append(t.NotComparableDetail, NotComparableTrial{id, bs, cs})
+		}
+	}
+	for _, c := range []*cursor{cb, cc} {
+		if c.cur != nil {
+			return 0, 0, c.changed(fmt.Errorf("trial %q is out of canonical order or not in the plan", c.cur.TrialID))
+		}
+	}
+	return onlyBase, onlyCand, nil
+}
+
+// reasons checks every comparability condition, in a fixed order.
+func reasons(b, c *round, onlyBase, onlyCand int) []Reason {
+	out := []Reason{}
+	add := func(code, format string, args ...any) {
+		out = append(out, Reason{code, fmt.Sprintf(format, args...)})
+	}
+	bp, cp := b.manifest.Protocol, c.manifest.Protocol
+	if bp.DigestRules != cp.DigestRules {
+		add(ReasonRulesDiffer, "digest rules differ: base %q, candidate %q; both rounds must compute digests with the same rules", bp.DigestRules, cp.DigestRules)
+	}
+	if b.manifest.OutcomeRules != c.manifest.OutcomeRules {
+		add(ReasonOutcomeRulesDiffer, "outcome rules differ: base %q, candidate %q; trials were judged by different tables", b.manifest.OutcomeRules, c.manifest.OutcomeRules)
+	}
+	if bp.DatasetDigest != cp.DatasetDigest {
+		add(ReasonDatasetDiffers, "dataset digest differs: base %s, candidate %s", bp.DatasetDigest, cp.DatasetDigest)
+	}
+	if bp.CohortDigest != cp.CohortDigest {
+		add(ReasonCohortDiffers, "cohort digest differs: base %s (%d planned trials), candidate %s (%d planned trials); trials planned only in base: %d, only in candidate: %d",
+			bp.CohortDigest, b.manifest.Counts.Expected, cp.CohortDigest, c.manifest.Counts.Expected, onlyBase, onlyCand)
+	}
+	if bp.VerifierDigest != cp.VerifierDigest {
+		add(ReasonVerifierDiffers, "verifier digest differs: base %s, candidate %s", bp.VerifierDigest, cp.VerifierDigest)
+	}
+	if bp.SettingsDigest != cp.SettingsDigest {
+		add(ReasonSettingsDiffers, "settings digest differs: base %s, candidate %s (%s)", bp.SettingsDigest, cp.SettingsDigest, settingsDiff(b, c))
+	}
+	for _, side := range []struct {
+		r    *round
+		code string
+	}{{b, ReasonBaseIncomplete}, {c, ReasonCandidateIncomplete}} {
+		r, code := side.r, side.code
+		cnt := r.manifest.Counts
+		switch {
+		case cnt.Expected == 0:
+			add(code, "%s round plans no trials", r.which)
+		case cnt.Scored() != cnt.Expected || r.manifest.Label != snapshot.LabelClean:
+			add(code, "%s round is %s: %d of %d planned trials are not scored (%d unscored, %d infra_error, %d missing)",
+				r.which, r.manifest.Label, cnt.Expected-cnt.Scored(), cnt.Expected, cnt.Unscored, cnt.InfraError, cnt.Missing)
+		}
+	}
+	return out
+}
+
+// settingsDiff names the parts of the settings digest that differ.
+func settingsDiff(b, c *round) string {
+	same := func(ok bool) string {
+		if ok {
+			return "same"
+		}
+		return "differs"
+	}
+	return fmt.Sprintf("environment digest %s, harness digest %s, settings %s",
+		same(b.plan.Protocol.EnvironmentDigest == c.plan.Protocol.EnvironmentDigest),
+		same(b.plan.Protocol.HarnessDigest == c.plan.Protocol.HarnessDigest),
+		same(bytes.Equal(b.settings, c.settings)))
+}

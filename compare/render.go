@@ -1,0 +1,214 @@
+package compare
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/tuneplane/tpctl/internal/iostreams"
+)
+
+// RenderOptions control the human-readable report.
+type RenderOptions struct {
+	// Styles come from the command's iostreams so that NO_COLOR and
+	// non-terminals get plain text.
+	Styles iostreams.Styles
+	// Limit caps how many trial IDs each transition list shows, followed
+	// by "… and N more"; 0 shows every ID.
+	Limit int
+}
+
+// digestShown is how many hex digits of a digest the table shows; the
+// reasons and the JSON carry full values.
+const digestShown = 12
+
+// Render writes the side-by-side report of r: the two rounds, their
+// protocols, the verdict (reasons, or delta and McNemar's test) and the
+// per-trial transitions.
+func Render(w io.Writer, r *Result, opt RenderOptions) error {
+	bw := bufio.NewWriter(w)
+	s := opt.Styles
+	b, c := &r.Base, &r.Candidate
+
+	rows := [][]string{
+		{"", s.Bold.Render(SideBase), s.Bold.Render(SideCandidate), ""},
+		{"folder", b.Dir, c.Dir, ""},
+		{"round", short(b.RoundID), short(c.RoundID), ""},
+		{"name", b.Name, c.Name, ""},
+		{"checkpoint", b.Checkpoint.Ref, c.Checkpoint.Ref, ""},
+		{"served as", b.Checkpoint.ServedAs, c.Checkpoint.ServedAs, ""},
+		{"label", labelStyle(s, b.Label), labelStyle(s, c.Label), ""},
+		{"planned", itoa(b.Counts.Expected), itoa(c.Counts.Expected), ""},
+		{"success", itoa(b.Counts.Success), itoa(c.Counts.Success), ""},
+		{"failure", itoa(b.Counts.Failure), itoa(c.Counts.Failure), ""},
+		{"infra error", itoa(b.Counts.InfraError), itoa(c.Counts.InfraError), ""},
+		{"unscored", itoa(b.Counts.Unscored), itoa(c.Counts.Unscored), ""},
+		{"missing", itoa(b.Counts.Missing), itoa(c.Counts.Missing), ""},
+		{"success rate", rate(b.SuccessRate, b.SuccessRateCI95), rate(c.SuccessRate, c.SuccessRateCI95), ""},
+		{"coverage", rate(b.Coverage, b.CoverageCI95), rate(c.Coverage, c.CoverageCI95), ""},
+		{"", "", "", ""},
+		{s.Bold.Render("protocol"), "", "", ""},
+		same(s, "digest rules", b.Protocol.DigestRules, c.Protocol.DigestRules),
+		same(s, "outcome rules", b.OutcomeRules, c.OutcomeRules),
+		same(s, "dataset", b.Protocol.DatasetDigest, c.Protocol.DatasetDigest),
+		same(s, "cohort", b.Protocol.CohortDigest, c.Protocol.CohortDigest),
+		same(s, "verifier", b.Protocol.VerifierDigest, c.Protocol.VerifierDigest),
+		same(s, "settings", b.Protocol.SettingsDigest, c.Protocol.SettingsDigest),
+		{"split", b.Protocol.Split, c.Protocol.Split, ""},
+	}
+	table(bw, rows)
+	fmt.Fprintln(bw)
+
+	if r.Comparable {
+		fmt.Fprintln(bw, s.OK.Render("comparable:")+" same digest rules, outcome rules, dataset, cohort, verifier and settings; both rounds clean")
+		if r.Delta != nil {
+			fmt.Fprintf(bw, "delta (candidate − base success rate): %s percentage points (%s)\n",
+				s.Bold.Render(signed(*r.Delta*100)), strconv.FormatFloat(*r.Delta, 'g', 6, 64))
+			fmt.Fprintln(bw, s.Faint.Render("  the delta is not a statistical significance claim"))
+		}
+		fmt.Fprintf(bw, "discordant pairs: %d failure → success, %d success → failure\n",
+			r.Discordant.FailureToSuccess, r.Discordant.SuccessToFailure)
+		if r.McNemarP != nil {
+			note := ""
+			if r.Discordant.FailureToSuccess+r.Discordant.SuccessToFailure == 0 {
+				note = " (no discordant pairs)"
+			}
+			fmt.Fprintf(bw, "exact two-sided McNemar test (binomial, p = 0.5, on the discordant pairs): p = %s%s\n",
+				strconv.FormatFloat(*r.McNemarP, 'g', 4, 64), note)
+		}
+	} else {
+		fmt.Fprintln(bw, s.Error.Render("not comparable:")+" no delta and no McNemar p-value are shown, because")
+		width := 0
+		for _, reason := range r.Reasons {
+			width = max(width, len(reason.Code))
+		}
+		for _, reason := range r.Reasons {
+			fmt.Fprintf(bw, "  %s  %s\n", s.Warn.Render(pad(reason.Code, width)), reason.Message)
+		}
+	}
+	fmt.Fprintln(bw)
+
+	t := &r.Transitions
+	fmt.Fprintln(bw, s.Heading.Render("per trial (matched by trial_id)"))
+	list(bw, s, "failure → success", t.FailureToSuccess, nil, opt.Limit)
+	list(bw, s, "success → failure", t.SuccessToFailure, nil, opt.Limit)
+	fmt.Fprintf(bw, "unchanged: %d success, %d failure\n", t.UnchangedSuccess, t.UnchangedFailure)
+	list(bw, s, "not comparable", t.NotComparable, func(i int) string {
+		if i >= len(t.NotComparableDetail) {
+			return ""
+		}
+		d := t.NotComparableDetail[i]
+		return s.Faint.Render(fmt.Sprintf("base %s, candidate %s", d.Base, d.Candidate))
+	}, opt.Limit)
+	return bw.Flush()
+}
+
+// list prints a heading with the count, then one ID a line, cut at limit.
+func list(w io.Writer, s iostreams.Styles, title string, ids []string, detail func(int) string, limit int) {
+	fmt.Fprintf(w, "%s (%d)\n", title, len(ids))
+	for i, id := range ids {
+		if limit > 0 && i == limit {
+			fmt.Fprintf(w, "  %s\n", s.Faint.Render(fmt.Sprintf("… and %d more (--output json lists all)", len(ids)-i)))
+			return
+		}
+		if detail != nil {
+			fmt.Fprintf(w, "  %s  %s\n", id, detail(i))
+		} else {
+			fmt.Fprintf(w, "  %s\n", id)
+		}
+	}
+}
+
+// table aligns columns by their display width (styles add escape codes
+// that do not take up room). Trailing blanks are trimmed.
+func table(w io.Writer, rows [][]string) {
+	var widths []int
+	for _, row := range rows {
+		for i, cell := range row {
+			if i >= len(widths) {
+				widths = append(widths, 0)
+			}
+			widths[i] = max(widths[i], lipgloss.Width(cell))
+		}
+	}
+	for _, row := range rows {
+		var line strings.Builder
+		for i, cell := range row {
+			line.WriteString(cell)
+			if i < len(row)-1 {
+				line.WriteString(strings.Repeat(" ", widths[i]-lipgloss.Width(cell)+2))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
+	}
+}
+
+// same is a protocol row: both values shortened, and whether they match.
+func same(s iostreams.Styles, name, b, c string) []string {
+	verdict := s.OK.Render("same")
+	if b != c {
+		verdict = s.Warn.Render("differs")
+	}
+	return []string{name, short(b), short(c), verdict}
+}
+
+// short abbreviates a digest, or a prefixed one such as a round ID
+// ("native:<64 hex>"), to its first digestShown hex digits.
+func short(v string) string {
+	prefix, hex := "", v
+	if i := strings.IndexByte(v, ':'); i >= 0 {
+		prefix, hex = v[:i+1], v[i+1:]
+	}
+	if len(hex) == 64 && isHex(hex) {
+		return prefix + hex[:digestShown] + "…"
+	}
+	return v
+}
+
+func isHex(v string) bool {
+	for _, r := range v {
+		if !strings.ContainsRune("0123456789abcdef", r) {
+			return false
+		}
+	}
+	return true
+}
+
+func labelStyle(s iostreams.Styles, label string) string {
+	if label == "clean" {
+		return s.OK.Render(label)
+	}
+	return s.Warn.Render(label)
+}
+
+// rate formats a fraction as a percentage with its Wilson interval.
+func rate(v *float64, ci *[2]float64) string {
+	if v == nil {
+		return "n/a (nothing to divide by)"
+	}
+	out := fmt.Sprintf("%.1f%%", *v*100)
+	if ci != nil {
+		out += fmt.Sprintf(" (95%% CI %.1f–%.1f%%)", ci[0]*100, ci[1]*100)
+	}
+	return out
+}
+
+// signed formats percentage points with an explicit sign; values that
+// round to zero read "0.0", never "-0.0" or "+0.0".
+func signed(x float64) string {
+	switch {
+	case x >= 0.05:
+		return fmt.Sprintf("+%.1f", x)
+	case x <= -0.05:
+		return fmt.Sprintf("%.1f", x)
+	}
+	return "0.0"
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func pad(s string, width int) string { return s + strings.Repeat(" ", max(0, width-len(s))) }
