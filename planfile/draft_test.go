@@ -1,0 +1,69 @@
+package planfile
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestDraftFromJob(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, content string) {
+		p := filepath.Join(root, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	result := func(task, started string) string {
+		return `{"task_name":"` + task + `","trial_name":"x","task_checksum":"abc","started_at":"` + started + `","verifier_result":null,"exception_info":null}`
+	}
+	// Folder names disagree with task names on purpose: identity comes
+	// from result.json only.
+	write("result.json", `{"id":"j","started_at":null,"stats":{"n_trials":3}}`)
+	write("zzz__1/result.json", result("org/alpha", "2026-01-01T00:00:02Z"))
+	write("aaa__2/result.json", result("org/alpha", "2026-01-01T00:00:01Z"))
+	write("beta__3/result.json", result("org/beta", "2026-01-01T00:00:00Z"))
+	write("broken__4/result.json", `{"task_name": `)
+	write("empty__5/.keep", "")
+	if err := os.Symlink(filepath.Join(root, "beta__3"), filepath.Join(root, "link__6")); err != nil {
+		t.Fatal(err)
+	}
+
+	d, err := DraftFromJob(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Trial{
+		{Task: "org/alpha", Repeat: 0, Attempts: []Attempt{{0, "aaa__2"}}},
+		{Task: "org/alpha", Repeat: 1, Attempts: []Attempt{{0, "zzz__1"}}},
+		{Task: "org/beta", Repeat: 0, Attempts: []Attempt{{0, "beta__3"}}},
+	}
+	if diff := cmp.Diff(want, d.Plan.Trials); diff != "" {
+		t.Errorf("trials mismatch (-want +got):\n%s", diff)
+	}
+	if len(d.Skipped) != 1 || d.Skipped[0].Dir != "broken__4" {
+		t.Errorf("skipped = %+v; want broken__4 only", d.Skipped)
+	}
+	b, err := DraftJSON(d.Plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, fs := Parse(b, "draft.json", Options{})
+	codes := map[string]bool{}
+	for _, f := range fs {
+		codes[f.Code] = true
+	}
+	for _, c := range []string{"digest_placeholder", "checkpoint_unpinned", "revision_unverified"} {
+		if !codes[c] {
+			t.Errorf("draft does not fail with %s: %v", c, fs)
+		}
+	}
+	if _, err := DraftFromJob(filepath.Join(root, "nope")); err == nil {
+		t.Error("draft of a missing folder succeeded")
+	}
+}
