@@ -84,11 +84,7 @@ func judge(exc *harbor.ExceptionInfo, vr *harbor.VerifierResult, steps []harbor.
 		}
 		// Agent timeout or agent command failure: Harbor still ran the
 		// verifier, so a valid binary reward stands.
-		if rule.class == classAgentTimeout {
-			scored = [2]string{ReasonAgentTimeoutScored, ReasonAgentTimeoutScored}
-		} else {
-			scored = [2]string{ReasonAgentErrorScored, ReasonAgentErrorScored}
-		}
+		scored = [2]string{rule.ScoredReason(), rule.ScoredReason()}
 		unscoredReason = rule.Reason
 	}
 

@@ -146,6 +146,18 @@ func (e ExceptionRule) ScoreStands() bool {
 	return e.class == classAgentTimeout || e.class == classAgentError
 }
 
+// ScoredReason is the reason code when ScoreStands and the reward is
+// exactly 0 or 1 ("" for other exceptions).
+func (e ExceptionRule) ScoredReason() string {
+	switch e.class {
+	case classAgentTimeout:
+		return ReasonAgentTimeoutScored
+	case classAgentError:
+		return ReasonAgentErrorScored
+	}
+	return ""
+}
+
 const (
 	srcTrialErrors = "src/harbor/trial/trial.py (5f5618b8); src/harbor/trial/errors.py (v0.22.0)"
 	srcEnvBase     = "src/harbor/environments/base.py"

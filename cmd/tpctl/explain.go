@@ -1,0 +1,178 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/internal/iostreams"
+	"github.com/tuneplane/tpctl/outcome"
+)
+
+func init() { addCommand(newExplainCmd) }
+
+func newExplainCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "explain TOPIC",
+		// A parent without RunE would print help and exit 0 for an
+		// unknown topic; make that a usage error instead.
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return usageErr(fmt.Errorf("unknown topic %q for tpctl explain", args[0]), "run 'tpctl explain outcomes'")
+		},
+		Short: "Explain the rules tpctl applies (outcomes)",
+		Long: `Print the written rules behind tpctl's numbers, straight from the code that
+applies them. Topics:
+
+  outcomes   how each Harbor attempt becomes success, failure, infra_error or
+             unscored, with its stable reason code (tpctl-outcomes/1)`,
+	}
+	cmd.AddCommand(newExplainOutcomesCmd(a))
+	return cmd
+}
+
+// outcomeRulesReport is the `tpctl explain outcomes --output json`
+// contract. Lists are never null.
+type outcomeRulesReport struct {
+	OutcomeRules    string                  `json:"outcome_rules"`
+	Rules           []outcome.Rule          `json:"rules"`
+	InfraExceptions []outcome.ExceptionRule `json:"infra_exceptions"`
+	AgentExceptions []outcome.ExceptionRule `json:"agent_exceptions"`
+	OtherExceptions []outcome.ExceptionRule `json:"other_exceptions"`
+}
+
+func buildOutcomeRulesReport() outcomeRulesReport {
+	rep := outcomeRulesReport{
+		OutcomeRules:    outcome.RulesVersion,
+		Rules:           outcome.Table(),
+		InfraExceptions: []outcome.ExceptionRule{},
+		AgentExceptions: []outcome.ExceptionRule{},
+		OtherExceptions: []outcome.ExceptionRule{},
+	}
+	for _, e := range outcome.Exceptions() {
+		switch {
+		case e.Status == outcome.InfraError:
+			rep.InfraExceptions = append(rep.InfraExceptions, e)
+		case e.ScoreStands():
+			rep.AgentExceptions = append(rep.AgentExceptions, e)
+		default:
+			rep.OtherExceptions = append(rep.OtherExceptions, e)
+		}
+	}
+	return rep
+}
+
+func newExplainOutcomesCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "outcomes",
+		Short: "Print the outcome table: statuses, reason codes and Harbor exception names",
+		Long: `Print the versioned outcome table (tpctl-outcomes/1) that 'tpctl import' applies
+to every attempt, in the order the rules are tried, followed by the Harbor
+exception names tpctl knows. Any exception name not listed is unscored
+(unknown_exception). --output json prints the same as one object:
+{"outcome_rules", "rules": [{situation, status, reason}], "infra_exceptions",
+"agent_exceptions", "other_exceptions": [{exception_type, status, reason, scope,
+source}]}. The full explanation is in docs/outcomes.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			rep := buildOutcomeRulesReport()
+			if a.jsonOutput() {
+				b, err := json.Marshal(rep)
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
+				return err
+			}
+			return writeOutcomeRules(a.io.Out, a.io.Styles(), rep)
+		},
+	}
+}
+
+// writeOutcomeRules prints the report as aligned plain columns; styles only
+// add colour, so the text is identical with NO_COLOR or off a terminal.
+func writeOutcomeRules(w io.Writer, st iostreams.Styles, rep outcomeRulesReport) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", st.Heading.Render("Outcome rules "+rep.OutcomeRules))
+	b.WriteString("Rules are tried in order; the first that matches decides.\n\n")
+	statusStyle := func(s outcome.Status) func(...string) string {
+		switch s {
+		case outcome.Success:
+			return st.OK.Render
+		case outcome.Failure:
+			return st.Bold.Render
+		case outcome.InfraError:
+			return st.Error.Render
+		}
+		return st.Warn.Render
+	}
+	rows := [][]cell{{{text: "STATUS", style: st.Bold.Render}, {text: "REASON", style: st.Bold.Render}, {text: "SITUATION", style: st.Bold.Render}}}
+	for _, r := range rep.Rules {
+		rows = append(rows, []cell{{text: string(r.Status), style: statusStyle(r.Status)}, {text: r.Reason}, {text: r.Situation}})
+	}
+	writeColumns(&b, rows)
+
+	section := func(title string, list []outcome.ExceptionRule) {
+		fmt.Fprintf(&b, "\n%s\n", st.Heading.Render(title))
+		rows := [][]cell{{{text: "EXCEPTION", style: st.Bold.Render}, {text: "REASON", style: st.Bold.Render}, {text: "SOURCE", style: st.Bold.Render}}}
+		for _, e := range list {
+			name := e.Type
+			if e.Scope == outcome.ScopeStep {
+				name += " (steps only)"
+			}
+			reason := e.Reason
+			if e.ScoreStands() {
+				reason = e.ScoredReason() + " / " + e.Reason
+			}
+			rows = append(rows, []cell{{text: name}, {text: reason}, {text: e.Source, style: st.Faint.Render}})
+		}
+		writeColumns(&b, rows)
+	}
+	section("Infrastructure exceptions (infra_error)", rep.InfraExceptions)
+	section("Agent exceptions (Harbor still ran the verifier: a reward of exactly 0 or 1 stands, anything else is unscored)", rep.AgentExceptions)
+	section("Other known exceptions (unscored)", rep.OtherExceptions)
+	b.WriteString("\nAny other exception name is unscored (unknown_exception), even with a reward.\n")
+	b.WriteString("Multi-step trials: each step is judged by this table; the trial is infra_error if\n")
+	b.WriteString("any step is, else unscored if any step is, else judged by its trial-level reward.\n")
+	b.WriteString("A trial-level exception is judged first and wins over the steps. See docs/outcomes.md.\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+type cell struct {
+	text  string
+	style func(...string) string
+}
+
+// writeColumns pads on the plain text before styling, because escape
+// sequences would otherwise count toward the column width.
+func writeColumns(b *strings.Builder, rows [][]cell) {
+	var width []int
+	for _, r := range rows {
+		for i, c := range r {
+			if i >= len(width) {
+				width = append(width, 0)
+			}
+			width[i] = max(width[i], len([]rune(c.text)))
+		}
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			s := c.text
+			if c.style != nil {
+				s = c.style(s)
+			}
+			b.WriteString(s)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", width[i]-len([]rune(c.text))+2))
+			}
+		}
+		b.WriteByte('\n')
+	}
+}
