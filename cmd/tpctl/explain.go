@@ -16,7 +16,7 @@ func init() { addCommand(newExplainCmd) }
 
 func newExplainCmd(a *app) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "explain TOPIC",
+		Use: "explain TOPIC",
 		// A parent without RunE would print help and exit 0 for an
 		// unknown topic; make that a usage error instead.
 		Args: cobra.ArbitraryArgs,
