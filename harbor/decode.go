@@ -17,6 +17,11 @@ const maxDepth = 256
 // maxUnknownPointers bounds TrialResult.UnknownFieldPointers.
 const maxUnknownPointers = 16
 
+// maxMembers bounds the keys of an object tpctl interprets and the number
+// of steps, so memory stays proportional to the (capped) input and never
+// many times it: Harbor writes a handful of reward keys and steps.
+const maxMembers = 4096
+
 // DecodeError is a result.json that is not well-formed JSON or not Harbor's
 // TrialResult shape. Offset is the byte offset where the problem was found;
 // Pointer is the JSON pointer (RFC 6901) of the value being read ("" is the
@@ -244,6 +249,10 @@ func (d *decoder) object(member func(key string) error) error {
 		}
 		if seen == nil {
 			seen = make(map[string]struct{}, 8)
+		}
+		if len(seen) >= maxMembers {
+			d.pos = keyAt
+			return d.errorf("object has more than %d keys; this is not a Harbor trial result", maxMembers)
 		}
 		if _, dup := seen[key]; dup {
 			d.pos = keyAt
@@ -906,7 +915,10 @@ func (d *decoder) stepResults() error {
 	}
 	d.res.MultiStep = true
 	d.res.Steps = []StepResult{}
-	return d.array(func(int) error {
+	return d.array(func(i int) error {
+		if i >= maxMembers {
+			return d.errorf("more than %d step results; this is not a Harbor trial result", maxMembers)
+		}
 		k, err := d.peekKind()
 		if err != nil {
 			return err

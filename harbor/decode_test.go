@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -224,6 +225,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"NaN glued", minimal + `,"verifier_result":{"rewards":{"reward":NaNa}}}`, "/verifier_result/rewards/reward", "invalid literal"},
 		{"lowercase nan", minimal + `,"verifier_result":{"rewards":{"reward":nan}}}`, "/verifier_result/rewards/reward", `expected "null"`},
 		{"trailing comma", minimal + `,}`, "", "expected a quoted object key"},
+		{"too many top-level keys", minimal + manyKeys(maxMembers) + "}", "", "more than 4096 keys"},
+		{"too many reward keys", minimal + `,"verifier_result":{"rewards":{` + manyKeys(maxMembers + 1)[1:] + "}}}", "/verifier_result/rewards", "more than 4096 keys"},
+		{"too many steps", minimal + `,"step_results":[` + strings.Repeat(`{"step_name":"s"},`, maxMembers) + `{"step_name":"s"}]}`, "/step_results/4096", "more than 4096 step results"},
 		{"unquoted key", `{task_name:"t"}`, "", "expected a quoted object key"},
 		{"missing colon", `{"task_name" "t"}`, "", "expected ':'"},
 		{"truncated literal", minimal + `,"source":nul`, "/source", "truncated"},
@@ -246,6 +250,17 @@ func TestDecodeErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyKeys renders n distinct members, each with a leading comma.
+func manyKeys(n int) string {
+	var b strings.Builder
+	for i := range n {
+		b.WriteString(`,"k`)
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(`":0`)
+	}
+	return b.String()
 }
 
 // TestEveryPrefix cuts a real result at every byte: each prefix must be
@@ -526,6 +541,39 @@ func BenchmarkDecodeTrialResult(b *testing.B) {
 	for b.Loop() {
 		if _, err := DecodeTrialResult(bytes.NewReader(data)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestMemoryBoundedByCap decodes hostile inputs just under the cap and
+// checks the decoder allocates at most a small multiple of the cap.
+func TestMemoryBoundedByCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 15 MiB inputs")
+	}
+	minimal := `{"task_name":"t","trial_name":"t__1","task_checksum":"c"`
+	n := (MaxResultSize - 1<<20) / 2
+	inputs := map[string]string{
+		"huge reward value":  minimal + `,"verifier_result":{"rewards":{"reward":[` + strings.Repeat("0,", n/2) + "0]}}}",
+		"huge unknown field": minimal + `,"x":[` + strings.Repeat("0,", n) + "0]}",
+		"huge string":        minimal + `,"source":"` + strings.Repeat("a", 2*n) + `"}`,
+		"many unknown keys":  `{"task_name":"t","trial_name":"t__1","task_checksum":"c","x":{` + manyKeys(n / 8)[1:] + "}}",
+		"deep but allowed":   minimal + `,"x":` + strings.Repeat("[", maxDepth-2) + strings.Repeat("]", maxDepth-2) + "}",
+	}
+	for name, in := range inputs {
+		if len(in) > MaxResultSize {
+			t.Fatalf("%s: input of %d bytes is over the cap", name, len(in))
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		_, err := DecodeTrialResult(strings.NewReader(in))
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 3*MaxResultSize {
+			t.Errorf("%s: allocated %d MiB for a %d MiB input", name, alloc>>20, len(in)>>20)
 		}
 	}
 }

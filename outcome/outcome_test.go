@@ -356,3 +356,21 @@ func TestStatusJSON(t *testing.T) {
 		t.Errorf("Outcome JSON mismatch (-want +got):\n%s", diff)
 	}
 }
+
+func BenchmarkJudge(b *testing.B) {
+	f, err := os.Open(filepath.Join(resultsDir, "synthetic/v0.22.0/hello-multi-step-advanced__Ab3dE5f.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	r, err := harbor.DecodeTrialResult(f)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if o := Judge(r); o.Status != Unscored {
+			b.Fatal(o)
+		}
+	}
+}
