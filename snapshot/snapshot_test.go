@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -463,5 +465,32 @@ func TestRoundIDSeals(t *testing.T) {
 	}
 	if rep, err := Verify(dir); err != nil || !rep.OK {
 		t.Errorf("verify: %v %+v", err, rep)
+	}
+}
+
+// TestRoundAttemptIsCanonical checks the hand-built preimage element
+// against the general canonicalizer.
+func TestRoundAttemptIsCanonical(t *testing.T) {
+	for _, a := range []AttemptOutcome{
+		{Retry: 3, Status: "success", Reason: "reward_success", Reward: ptr(1.0), ResultSHA256: ptr("ab")},
+		{Retry: 0, Status: "unscored", Reason: "unknown_exception", ExceptionType: ptr("Weird\"Error\n"), Reward: ptr(0.1)},
+		{Retry: 12, Status: "failure", Reason: "r", Reward: ptr(1e21)},
+	} {
+		got := appendRoundAttempt(nil, "task/é#1", a)
+		want, err := jcs.Marshal(struct {
+			TrialID       string   `json:"trial_id"`
+			Retry         int      `json:"retry"`
+			Status        string   `json:"status"`
+			Reason        string   `json:"reason"`
+			Reward        *float64 `json:"reward"`
+			ExceptionType *string  `json:"exception_type"`
+			ResultSHA256  *string  `json:"result_sha256"`
+		}{"task/é#1", a.Retry, a.Status, a.Reason, a.Reward, a.ExceptionType, a.ResultSHA256})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("got  %s\nwant %s", got, want)
+		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"hash"
 	"math"
 	"slices"
+	"strconv"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
@@ -25,6 +26,7 @@ type tally struct {
 	outcomeRules string
 
 	round     hash.Hash
+	buf       []byte
 	nAttempts int
 	seen      int
 	lastTask  string
@@ -67,15 +69,37 @@ func newTally(planJSON []byte, outcomeRules string) (*tally, error) {
 	return t, nil
 }
 
-// roundAttempt is one element of the round preimage's "attempts" list.
-type roundAttempt struct {
-	TrialID       string   `json:"trial_id"`
-	Retry         int      `json:"retry"`
-	Status        string   `json:"status"`
-	Reason        string   `json:"reason"`
-	Reward        *float64 `json:"reward"`
-	ExceptionType *string  `json:"exception_type"`
-	ResultSHA256  *string  `json:"result_sha256"`
+// appendRoundAttempt appends one element of the round preimage's
+// "attempts" list in RFC 8785 form, members in sorted order:
+// exception_type, reason, result_sha256, retry, reward, status, trial_id.
+// Built by hand because it runs once per attempt of every import.
+func appendRoundAttempt(b []byte, trialID string, a AttemptOutcome) []byte {
+	optString := func(b []byte, s *string) []byte {
+		if s == nil {
+			return append(b, "null"...)
+		}
+		return jcs.AppendString(b, *s)
+	}
+	b = append(b, `{"exception_type":`...)
+	b = optString(b, a.ExceptionType)
+	b = append(b, `,"reason":`...)
+	b = jcs.AppendString(b, a.Reason)
+	b = append(b, `,"result_sha256":`...)
+	b = optString(b, a.ResultSHA256)
+	b = append(b, `,"retry":`...)
+	b = strconv.AppendInt(b, int64(a.Retry), 10)
+	b = append(b, `,"reward":`...)
+	if a.Reward == nil {
+		b = append(b, "null"...)
+	} else {
+		s, _ := jcs.FormatNumber(*a.Reward) // finite: checked in add
+		b = append(b, s...)
+	}
+	b = append(b, `,"status":`...)
+	b = jcs.AppendString(b, a.Status)
+	b = append(b, `,"trial_id":`...)
+	b = jcs.AppendString(b, trialID)
+	return append(b, '}')
 }
 
 // add checks one observation against the plan and the rules of the format,
@@ -118,14 +142,13 @@ func (t *tally) add(o *Observation) error {
 	o.Trainable = IsTrainable(t.plan.Trainable, t.plan.Split, o.Status)
 
 	for _, a := range o.AttemptOutcomes {
-		b, err := jcs.Marshal(roundAttempt{o.TrialID, a.Retry, a.Status, a.Reason, a.Reward, a.ExceptionType, a.ResultSHA256})
-		if err != nil {
-			return fmt.Errorf("trial %q: %w", o.TrialID, err)
-		}
 		if t.nAttempts > 0 {
-			t.round.Write([]byte{','})
+			t.buf = append(t.buf[:0], ',')
+		} else {
+			t.buf = t.buf[:0]
 		}
-		t.round.Write(b)
+		t.buf = appendRoundAttempt(t.buf, o.TrialID, a)
+		t.round.Write(t.buf)
 		t.nAttempts++
 	}
 	switch o.Status {

@@ -6,16 +6,12 @@
 package jcs
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -29,16 +25,15 @@ func Transform(data []byte) ([]byte, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("jcs: input is not valid UTF-8")
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var buf bytes.Buffer
-	if err := canonValue(dec, &buf, 0); err != nil {
+	c := &canonicalizer{in: data, out: make([]byte, 0, len(data))}
+	if err := c.value(0); err != nil {
 		return nil, err
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", dec.InputOffset())
+	c.ws()
+	if c.pos != len(data) {
+		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", c.pos)
 	}
-	return buf.Bytes(), nil
+	return c.out, nil
 }
 
 // Marshal encodes v with encoding/json and returns its canonical form.
@@ -48,142 +43,6 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return Transform(b)
-}
-
-func canonValue(dec *json.Decoder, buf *bytes.Buffer, depth int) error {
-	if depth > MaxDepth {
-		return fmt.Errorf("jcs: nesting deeper than %d at offset %d", MaxDepth, dec.InputOffset())
-	}
-	tok, err := dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			return errors.New("jcs: unexpected end of JSON input")
-		}
-		return fmt.Errorf("jcs: %w", err)
-	}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			return canonObject(dec, buf, depth)
-		case '[':
-			buf.WriteByte('[')
-			for i := 0; dec.More(); i++ {
-				if i > 0 {
-					buf.WriteByte(',')
-				}
-				if err := canonValue(dec, buf, depth+1); err != nil {
-					return err
-				}
-			}
-			if _, err := dec.Token(); err != nil {
-				return fmt.Errorf("jcs: %w", err)
-			}
-			buf.WriteByte(']')
-			return nil
-		}
-		return fmt.Errorf("jcs: unexpected %q", t)
-	case string:
-		writeString(buf, t)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(t), 64)
-		if err != nil && !errors.Is(err, strconv.ErrRange) {
-			return fmt.Errorf("jcs: bad number %q: %w", t, err)
-		}
-		s, err := FormatNumber(f)
-		if err != nil {
-			return fmt.Errorf("jcs: number %q: %w", t, err)
-		}
-		buf.WriteString(s)
-	case bool:
-		buf.WriteString(strconv.FormatBool(t))
-	case nil:
-		buf.WriteString("null")
-	}
-	return nil
-}
-
-type member struct {
-	key   string
-	units []uint16
-	value []byte
-}
-
-func canonObject(dec *json.Decoder, buf *bytes.Buffer, depth int) error {
-	var members []member
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("jcs: %w", err)
-		}
-		key, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("jcs: object key is not a string at offset %d", dec.InputOffset())
-		}
-		if seen[key] {
-			return fmt.Errorf("jcs: duplicate member %q at offset %d", key, dec.InputOffset())
-		}
-		seen[key] = true
-		var vb bytes.Buffer
-		if err := canonValue(dec, &vb, depth+1); err != nil {
-			return err
-		}
-		members = append(members, member{key: key, units: utf16.Encode([]rune(key)), value: vb.Bytes()})
-	}
-	if _, err := dec.Token(); err != nil {
-		return fmt.Errorf("jcs: %w", err)
-	}
-	sort.Slice(members, func(i, j int) bool { return lessUnits(members[i].units, members[j].units) })
-	buf.WriteByte('{')
-	for i, m := range members {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		writeString(buf, m.key)
-		buf.WriteByte(':')
-		buf.Write(m.value)
-	}
-	buf.WriteByte('}')
-	return nil
-}
-
-func lessUnits(a, b []uint16) bool {
-	for i := 0; i < len(a) && i < len(b); i++ {
-		if a[i] != b[i] {
-			return a[i] < b[i]
-		}
-	}
-	return len(a) < len(b)
-}
-
-func writeString(buf *bytes.Buffer, s string) {
-	buf.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"':
-			buf.WriteString(`\"`)
-		case '\\':
-			buf.WriteString(`\\`)
-		case '\b':
-			buf.WriteString(`\b`)
-		case '\f':
-			buf.WriteString(`\f`)
-		case '\n':
-			buf.WriteString(`\n`)
-		case '\r':
-			buf.WriteString(`\r`)
-		case '\t':
-			buf.WriteString(`\t`)
-		default:
-			if r < 0x20 {
-				fmt.Fprintf(buf, `\u%04x`, r)
-			} else {
-				buf.WriteRune(r)
-			}
-		}
-	}
-	buf.WriteByte('"')
 }
 
 // FormatNumber formats f as ECMAScript's Number.prototype.toString does,

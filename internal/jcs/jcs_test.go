@@ -1,7 +1,11 @@
 package jcs
 
 import (
+	"encoding/json"
+	"fmt"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -116,4 +120,74 @@ func FuzzTransform(f *testing.F) {
 			t.Fatalf("not idempotent:\n%s\n%s", out, again)
 		}
 	})
+}
+
+func TestTransformStrings(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`"\ud83d\ude00"`, "\"\U0001F600\""},
+		{`"a\/b"`, `"a/b"`},
+		{`"\u001f\u0020"`, `"\u001f "`},
+		{`"\"\\"`, `"\"\\"`},
+		{`{"b":1,"a":{"d":[1,{"z":0,"y":1}],"c":2}}`, `{"a":{"c":2,"d":[1,{"y":1,"z":0}]},"b":1}`},
+		{`[-0.0, 1.0, 100000000000000000000000, 0.1e1]`, `[0,1,1e+23,1]`},
+	}
+	for _, tt := range tests {
+		got, err := Transform([]byte(tt.in))
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Transform(%s) = %s, %v; want %s", tt.in, got, err, tt.want)
+		}
+	}
+	for _, bad := range []string{`"\ud83d"`, `"\ude00"`, `"\x"`, "\"a\tb\"", `01`, `1.`, `.5`, `-`, `1e`, `tru`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `{"a":1,"a":1}`, `{1:2}`} {
+		if got, err := Transform([]byte(bad)); err == nil {
+			t.Errorf("Transform(%s) = %s; want error", bad, got)
+		}
+	}
+}
+
+// FuzzTransformAgreesWithEncodingJSON checks the hand-written parser
+// against encoding/json: whatever the standard library calls invalid must
+// be refused, and every output must be valid, equivalent JSON.
+func FuzzTransformAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{"a":[1,2.5,"x"],"b":null}`, `[1e30,-0,0.1]`, `"\u00e9"`, `{"\ud83d\ude00":1,"a":2}`, `[[[]]]`, `{"a":{"a":{}}}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		out, err := Transform(in)
+		if err != nil {
+			return
+		}
+		if !json.Valid(in) {
+			t.Fatalf("accepted invalid JSON %q", in)
+		}
+		if !json.Valid(out) {
+			t.Fatalf("produced invalid JSON %q from %q", out, in)
+		}
+		var a, b any
+		if json.Unmarshal(in, &a) != nil || json.Unmarshal(out, &b) != nil {
+			t.Fatal("unmarshal failed")
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("meaning changed:\n in %q\nout %q", in, out)
+		}
+	})
+}
+
+func BenchmarkTransform(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"trials":[`)
+	for i := 0; i < 10000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"task":"bench/task-%05d","repeat":%d,"attempts":[{"retry":0,"dir":"jobs/x/task-%05d__%07d"}]}`, i/10, i%10, i/10, i)
+	}
+	sb.WriteString(`],"name":"bench","settings":{"temperature":0.7}}`)
+	in := []byte(sb.String())
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		if _, err := Transform(in); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
