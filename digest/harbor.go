@@ -46,7 +46,7 @@ func HarborTask(dir string) (Digest, error) {
 
 // HarborTaskContext is HarborTask that stops when ctx is cancelled.
 func HarborTaskContext(ctx context.Context, dir string) (Digest, error) {
-	files, err := HarborTaskFiles(dir)
+	files, err := harborTaskFiles(ctx, dir)
 	if err != nil {
 		return Digest{}, err
 	}
@@ -72,6 +72,10 @@ func HarborTaskContext(ctx context.Context, dir string) (Digest, error) {
 // HarborTask hashes. It is exported so a person can see why a digest
 // differs from Harbor's.
 func HarborTaskFiles(dir string) ([]string, error) {
+	return harborTaskFiles(context.Background(), dir)
+}
+
+func harborTaskFiles(ctx context.Context, dir string) ([]string, error) {
 	if err := checkRoot(dir); err != nil {
 		return nil, err
 	}
@@ -115,7 +119,7 @@ func HarborTaskFiles(dir string) ([]string, error) {
 		}
 		// Harbor lists files first and filters them after, so an ignored
 		// folder is still walked: a symlink inside it is refused too.
-		if err := walk(context.Background(), p, name, excluder{}, &cands); err != nil {
+		if err := walk(ctx, p, name, excluder{}, &cands); err != nil {
 			return nil, err
 		}
 	}
