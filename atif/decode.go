@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
@@ -48,11 +47,9 @@ func OpenFile(path string, opts Options) (*os.File, error) {
 	if err := CheckName(path); err != nil {
 		return nil, err
 	}
+	// Symlinks and special files are refused with a *safefs.PathError.
 	f, err := safefs.OpenRegular(path)
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("is a symlink; tpctl does not follow links out of a job folder: %w", err)
-		}
 		return nil, err
 	}
 	fi, err := f.Stat()

@@ -1,0 +1,176 @@
+package transcript
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/tuneplane/tpctl/atif"
+	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/redact"
+)
+
+// Build reads the ATIF file at path and returns its platform trajectory:
+//
+//  1. the file is opened and decoded as a stream (atif.OpenFile, atif.Decode:
+//     size cap checked on the stat size first, step and depth caps);
+//  2. each step becomes messages (FromStep);
+//  3. every string of a message that may be kept (content, tool name,
+//     call ID) goes through r — before any cut, so a cut never splits a
+//     secret the redactor would have recognised;
+//  4. the whole redacted strings are scanned with sc; a hit aborts;
+//  5. messages are kept in order up to lim (DefaultLimits when zero), the
+//     last one cut on a character boundary if needed; the rest are only
+//     counted, never redacted or held in memory.
+//
+// RoundID, TrialID and TrialAttempt are left for the caller; Headroom bytes
+// of lim.MaxBytes are kept free for them.
+//
+// Errors: *SkipError for a file to leave out with a stated reason (not ATIF
+// v1.x, over a size, step or depth cap, malformed, a symlink, missing);
+// anything else aborts the import: *redact.Error or another redactor
+// failure, *redact.SecretFoundError, the context's error, or a read error.
+// r must not be nil; a nil sc means redact.NewScanner(os.Environ()).
+func Build(ctx context.Context, path string, r redact.Redactor, sc *redact.Scanner, lim Limits) (*Trajectory, error) {
+	if r == nil {
+		return nil, errors.New("transcripts need a redactor; pass --redactor (e.g. builtin:secrets)")
+	}
+	if sc == nil {
+		sc = redact.NewScanner(os.Environ())
+	}
+	lim = lim.withDefaults()
+	f, err := atif.OpenFile(path, atif.Options{})
+	if err != nil {
+		return nil, skipOr(path, err)
+	}
+	defer f.Close()
+
+	t := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy}
+	c := newCollector(lim, t, Headroom)
+	var abort error
+	refs := 0
+	info, err := atif.Decode(f, atif.Options{}, func(s *atif.Step) error {
+		if err := ctx.Err(); err != nil {
+			abort = err
+			return err
+		}
+		for _, m := range FromStep(s) {
+			c.total++
+			if c.full {
+				continue
+			}
+			if err := redactMessage(ctx, r, &m); err != nil {
+				abort = err
+				return err
+			}
+			if err := scanMessage(sc, path, c.total-1, &m); err != nil {
+				abort = err
+				return err
+			}
+			c.add(m)
+		}
+		for _, o := range s.Observation {
+			refs += len(o.SubagentRefs)
+		}
+		return nil
+	})
+	if abort != nil {
+		return nil, abort
+	}
+	if err != nil {
+		return nil, skipOr(path, err)
+	}
+	t.Messages = c.kept
+	if t.Messages == nil {
+		t.Messages = []Message{}
+	}
+	t.TotalMessages = c.total
+	t.Truncated = c.truncated()
+	t.Source = SourceInfo{
+		SchemaVersion:     info.SchemaVersion,
+		Steps:             info.StepCount,
+		UnknownFields:     info.UnknownFields,
+		UnknownFieldPaths: info.UnknownFieldPaths,
+		SubagentRefs:      refs,
+		EmbeddedSubagents: info.EmbeddedSubagents,
+	}
+	return t, nil
+}
+
+// skipOr turns the errors that mean "this file cannot be exported" into a
+// *SkipError and wraps the others with the path.
+func skipOr(path string, err error) error {
+	var (
+		u  *atif.UnsupportedFormatError
+		l  *atif.LimitError
+		s  *atif.SyntaxError
+		pe *safefs.PathError
+	)
+	switch {
+	case errors.As(err, &u):
+		return &SkipError{Path: path, Reason: err.Error(), Err: err}
+	case errors.As(err, &l):
+		return &SkipError{Path: path, Reason: "over a limit: " + err.Error(), Err: err}
+	case errors.As(err, &s):
+		return &SkipError{Path: path, Reason: "malformed: " + err.Error(), Err: err}
+	case errors.As(err, &pe):
+		return &SkipError{Path: path, Reason: err.Error(), Err: err}
+	case errors.Is(err, fs.ErrNotExist):
+		return &SkipError{Path: path, Reason: "does not exist", Err: err}
+	}
+	return fmt.Errorf("failed to read trajectory %q: %w", path, err)
+}
+
+// redactMessage runs every string field of m through r. Empty strings are
+// left as they are.
+func redactMessage(ctx context.Context, r redact.Redactor, m *Message) error {
+	one := func(s string) (string, error) {
+		if s == "" {
+			return s, nil
+		}
+		out, err := r.Redact(ctx, s)
+		if err != nil {
+			return "", err
+		}
+		// Encoding would silently turn invalid bytes into U+FFFD; do it
+		// here so sizes and scans see the final text.
+		return strings.ToValidUTF8(out, "\uFFFD"), nil
+	}
+	var err error
+	if m.Content, err = one(m.Content); err != nil {
+		return err
+	}
+	for _, p := range []*string{m.ToolName, m.CallID} {
+		if p != nil {
+			if *p, err = one(*p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// scanMessage scans the whole redacted strings of m (before any cut, which
+// could hide half a secret from a pattern) and reports the first hit.
+func scanMessage(sc *redact.Scanner, path string, idx int, m *Message) error {
+	fields := []struct {
+		name string
+		v    *string
+	}{{"content", &m.Content}, {"tool_name", m.ToolName}, {"call_id", m.CallID}}
+	for _, f := range fields {
+		if f.v == nil || *f.v == "" {
+			continue
+		}
+		if hits := sc.Scan(f.name, *f.v); len(hits) > 0 {
+			return &redact.SecretFoundError{
+				Where:    fmt.Sprintf("trajectory %q message %d %s", path, idx, f.name),
+				Detector: hits[0].Detector,
+				Count:    hits[0].Count,
+			}
+		}
+	}
+	return nil
+}

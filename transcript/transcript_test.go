@@ -1,0 +1,535 @@
+package transcript
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/tuneplane/tpctl/internal/fixtures"
+	"github.com/tuneplane/tpctl/redact"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
+
+// structure is what the fixture table pins for third-party files: counts,
+// not text, so no third-party content is copied into the repository.
+type structure struct {
+	System, User, Assistant, Tool int
+	ToolCalls                     int // assistant messages with a call_id
+	PairedResults                 int // tool messages whose call_id matches a call
+	UnpairedResults               int // tool messages without a call_id
+	Total                         int
+	WithTokens                    int
+	Truncated                     bool
+}
+
+func summarize(t *Trajectory) structure {
+	var s structure
+	calls := map[string]bool{}
+	for _, m := range t.Messages {
+		switch m.Role {
+		case "system":
+			s.System++
+		case "user":
+			s.User++
+		case "assistant":
+			s.Assistant++
+			if m.CallID != nil {
+				s.ToolCalls++
+				calls[*m.CallID] = true
+			}
+		case "tool":
+			s.Tool++
+			if m.CallID == nil {
+				s.UnpairedResults++
+			} else if calls[*m.CallID] {
+				s.PairedResults++
+			}
+		}
+		if m.PromptTokens != nil || m.CompletionTokens != nil {
+			s.WithTokens++
+		}
+	}
+	s.Total = t.TotalMessages
+	s.Truncated = t.Truncated
+	return s
+}
+
+func summaryLit(s structure) string { return fmt.Sprintf("%#v", s) }
+
+// checkInvariants holds for every built trajectory.
+func checkInvariants(t *testing.T, tr *Trajectory, lim Limits) {
+	t.Helper()
+	if tr.Scope != Scope || tr.CapturePolicy != CapturePolicy || tr.Complete {
+		t.Errorf("labels: scope %q capture %q complete %t", tr.Scope, tr.CapturePolicy, tr.Complete)
+	}
+	if len(tr.Messages) > tr.TotalMessages || (len(tr.Messages) < tr.TotalMessages) != tr.Truncated && !tr.Truncated {
+		t.Errorf("kept %d of %d, truncated %t", len(tr.Messages), tr.TotalMessages, tr.Truncated)
+	}
+	if len(tr.Messages) > lim.MaxMessages {
+		t.Errorf("kept %d messages, limit %d", len(tr.Messages), lim.MaxMessages)
+	}
+	// Every tool result that names a call answers a call made before it.
+	calls := map[string]bool{}
+	for i, m := range tr.Messages {
+		if !utf8.ValidString(m.Content) {
+			t.Errorf("message %d content is not valid UTF-8", i)
+		}
+		switch m.Role {
+		case "system", "user":
+		case "assistant":
+			if m.CallID != nil {
+				calls[*m.CallID] = true
+				if m.ToolName == nil {
+					t.Errorf("message %d: tool call %q without tool_name", i, *m.CallID)
+				}
+			}
+		case "tool":
+			if m.CallID != nil && !calls[*m.CallID] {
+				t.Errorf("message %d: result for call %q that was never made", i, *m.CallID)
+			}
+		default:
+			t.Errorf("message %d: role %q", i, m.Role)
+		}
+	}
+	full := *tr
+	full.RoundID = "native:" + strings.Repeat("f", 64)
+	full.TrialID = strings.Repeat("t", 200)
+	full.TrialAttempt = 99
+	b, err := Encode(&full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) > lim.MaxBytes-Headroom+71+200+2 {
+		t.Errorf("encoded %d bytes with IDs, over the %d limit", len(b), lim.MaxBytes)
+	}
+}
+
+func build(t *testing.T, path string, r redact.Redactor, lim Limits) (*Trajectory, error) {
+	t.Helper()
+	return Build(context.Background(), path, r, redact.NewScanner(nil), lim)
+}
+
+// TestGolden converts tpctl's own ATIF test files and compares the encoded
+// bytes with testdata/golden (go test -update rewrites them).
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob("../atif/testdata/valid/*.json")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no input files: %v", err)
+	}
+	for _, p := range files {
+		t.Run(filepath.Base(p), func(t *testing.T) {
+			tr, err := build(t, p, redact.Secrets(), Limits{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, tr, DefaultLimits)
+			tr.RoundID, tr.TrialID, tr.TrialAttempt = "native:golden", "demo__trial", 1
+			got, err := Encode(tr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden := filepath.Join("testdata/golden", strings.TrimSuffix(filepath.Base(p), ".json")+".trajectory.json")
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./transcript -update)", err)
+			}
+			if d := cmp.Diff(string(want), string(got)); d != "" {
+				t.Errorf("golden mismatch (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestFixtureStructure(t *testing.T) {
+	root := fixtures.Harbor(t)
+	want := map[string]structure{}
+	for _, row := range fixtureTable {
+		want[row.path] = row.s
+	}
+	seen := 0
+	for _, dir := range []string{"atif", "v0.22.0/atif"} {
+		err := filepath.WalkDir(filepath.Join(root, dir), func(p string, de os.DirEntry, err error) error {
+			if err != nil || de.IsDir() || strings.Contains(p, "section-VII") {
+				return err
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			t.Run(rel, func(t *testing.T) {
+				tr, err := build(t, p, redact.Secrets(), Limits{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkInvariants(t, tr, DefaultLimits)
+				w, ok := want[rel]
+				if !ok {
+					t.Fatalf("no expectation for %s; add %s", rel, summaryLit(summarize(tr)))
+				}
+				seen++
+				if d := cmp.Diff(w, summarize(tr)); d != "" {
+					t.Errorf("structure mismatch (-want +got):\n%s", d)
+				}
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if seen != len(want) {
+		t.Errorf("checked %d fixtures, table has %d", seen, len(want))
+	}
+}
+
+var fixtureTable = []struct {
+	path string
+	s    structure
+}{
+	{"atif/golden/openhands/hello-world.trajectory.json", structure{System: 3, User: 1, Assistant: 4, Tool: 1, ToolCalls: 2, PairedResults: 1, UnpairedResults: 0, Total: 9, WithTokens: 2, Truncated: false}},
+	{"atif/golden/openhands/hello-world.trajectory.no_function_calling.json", structure{System: 1, User: 1, Assistant: 2, Tool: 1, ToolCalls: 0, PairedResults: 0, UnpairedResults: 1, Total: 5, WithTokens: 2, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.cont-1.json", structure{System: 0, User: 3, Assistant: 5, Tool: 4, ToolCalls: 0, PairedResults: 0, UnpairedResults: 4, Total: 12, WithTokens: 4, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.json", structure{System: 1, User: 1, Assistant: 3, Tool: 4, ToolCalls: 0, PairedResults: 0, UnpairedResults: 4, Total: 9, WithTokens: 3, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization.trajectory.json", structure{System: 1, User: 2, Assistant: 14, Tool: 8, ToolCalls: 7, PairedResults: 0, UnpairedResults: 8, Total: 25, WithTokens: 7, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-answers.json", structure{System: 0, User: 3, Assistant: 6, Tool: 2, ToolCalls: 2, PairedResults: 0, UnpairedResults: 2, Total: 11, WithTokens: 1, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-questions.json", structure{System: 0, User: 1, Assistant: 1, Tool: 0, ToolCalls: 0, PairedResults: 0, UnpairedResults: 0, Total: 2, WithTokens: 1, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-summary.json", structure{System: 0, User: 2, Assistant: 5, Tool: 2, ToolCalls: 2, PairedResults: 0, UnpairedResults: 2, Total: 9, WithTokens: 1, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-invalid-json.trajectory.json", structure{System: 0, User: 1, Assistant: 7, Tool: 4, ToolCalls: 3, PairedResults: 0, UnpairedResults: 4, Total: 12, WithTokens: 4, Truncated: false}},
+	{"atif/golden/terminus_2/hello-world-timeout.trajectory.json", structure{System: 0, User: 1, Assistant: 6, Tool: 3, ToolCalls: 3, PairedResults: 0, UnpairedResults: 3, Total: 10, WithTokens: 3, Truncated: false}},
+	{"atif/rfc-0001/rfc-section-IV-example.json", structure{System: 0, User: 1, Assistant: 4, Tool: 2, ToolCalls: 2, PairedResults: 2, UnpairedResults: 0, Total: 7, WithTokens: 2, Truncated: false}},
+	{"v0.22.0/atif/atif2otel/trajectory_fail.json", structure{System: 0, User: 1, Assistant: 65, Tool: 46, ToolCalls: 46, PairedResults: 46, UnpairedResults: 0, Total: 112, WithTokens: 39, Truncated: false}},
+	{"v0.22.0/atif/atif2otel/trajectory_pass.json", structure{System: 0, User: 1, Assistant: 17, Tool: 12, ToolCalls: 12, PairedResults: 12, UnpairedResults: 0, Total: 30, WithTokens: 11, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.cont-1.json", structure{System: 0, User: 3, Assistant: 5, Tool: 4, ToolCalls: 0, PairedResults: 0, UnpairedResults: 4, Total: 12, WithTokens: 4, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization-linear-history.trajectory.json", structure{System: 1, User: 1, Assistant: 3, Tool: 4, ToolCalls: 0, PairedResults: 0, UnpairedResults: 4, Total: 9, WithTokens: 3, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization.trajectory.json", structure{System: 1, User: 2, Assistant: 14, Tool: 8, ToolCalls: 7, PairedResults: 5, UnpairedResults: 3, Total: 25, WithTokens: 7, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-answers.json", structure{System: 0, User: 3, Assistant: 6, Tool: 2, ToolCalls: 2, PairedResults: 2, UnpairedResults: 0, Total: 11, WithTokens: 1, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-questions.json", structure{System: 0, User: 1, Assistant: 1, Tool: 0, ToolCalls: 0, PairedResults: 0, UnpairedResults: 0, Total: 2, WithTokens: 1, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-context-summarization.trajectory.summarization-1-summary.json", structure{System: 0, User: 2, Assistant: 5, Tool: 2, ToolCalls: 2, PairedResults: 2, UnpairedResults: 0, Total: 9, WithTokens: 1, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-invalid-json.trajectory.json", structure{System: 0, User: 1, Assistant: 7, Tool: 4, ToolCalls: 3, PairedResults: 1, UnpairedResults: 3, Total: 12, WithTokens: 4, Truncated: false}},
+	{"v0.22.0/atif/golden/terminus_2/hello-world-timeout.trajectory.json", structure{System: 0, User: 1, Assistant: 6, Tool: 3, ToolCalls: 3, PairedResults: 0, UnpairedResults: 3, Total: 10, WithTokens: 3, Truncated: false}},
+	{"v0.22.0/atif/task-level/hello-load-atif-trajectory-task-level/trajectory.json", structure{System: 0, User: 1, Assistant: 2, Tool: 1, ToolCalls: 1, PairedResults: 1, UnpairedResults: 0, Total: 4, WithTokens: 2, Truncated: false}},
+}
+
+// noop is a redactor that changes nothing: it stands for a user's redactor
+// that misses a secret.
+func noop(t *testing.T) redact.Redactor {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "noop.yaml")
+	if err := os.WriteFile(p, []byte("rules:\n  - pattern: 'no such text ever'\n    replacement: ''\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := redact.Open(context.Background(), "rules:"+p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func writeATIF(t *testing.T, steps ...string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "trajectory.json")
+	doc := `{"schema_version":"ATIF-v1.6","agent":{"name":"a","version":"1"},"steps":[` + strings.Join(steps, ",") + `]}`
+	if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func jsonStr(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// Fake credentials are assembled at run time (no secret-looking literals).
+var (
+	fakeGitHub = "gh" + "p_" + strings.Repeat("a1B2", 9)
+	fakeJob    = "tpjob-" + strings.Repeat("7Kq", 6)
+)
+
+func toolStep(args string) string {
+	return `{"step_id":1,"source":"agent","message":"running","tool_calls":[{"tool_call_id":"c1","function_name":"bash","arguments":` + args + `}],` +
+		`"observation":{"results":[{"source_call_id":"c1","content":"ok"}]}}`
+}
+
+// TestRedactionApplied fails if redaction were switched off: the key would
+// reach the output (or the scan would abort the build).
+func TestRedactionApplied(t *testing.T) {
+	p := writeATIF(t, toolStep(`{"cmd":"git clone https://x:`+fakeGitHub+`@github.com/o/r"}`),
+		`{"step_id":2,"source":"user","message":`+jsonStr("token "+fakeGitHub)+`}`)
+	tr, err := build(t, p, redact.Secrets(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Encode(tr)
+	if bytes.Contains(b, []byte(fakeGitHub)) {
+		t.Fatalf("key survived redaction:\n%s", b)
+	}
+	if n := bytes.Count(b, []byte("[REDACTED:github_token]")); n != 2 {
+		t.Errorf("%d redaction markers, want 2 (tool arguments and message):\n%s", n, b)
+	}
+}
+
+// TestScanCatchesWhatRedactorMissed fails if the scan were switched off.
+func TestScanCatchesWhatRedactorMissed(t *testing.T) {
+	tests := []struct {
+		name, args, detector string
+		environ              []string
+	}{
+		{"job token in tool argument", `{"cmd":"curl -H 'Authorization: ` + fakeJob + `' x"}`, "env:TUNEPLANE_JOB_TOKEN", []string{"TUNEPLANE_JOB_TOKEN=" + fakeJob}},
+		{"provider key in tool argument", `{"cmd":"export GH=` + fakeGitHub + `"}`, "pattern:github_token", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := writeATIF(t, toolStep(tt.args))
+			_, err := Build(context.Background(), p, noop(t), redact.NewScanner(tt.environ), Limits{})
+			var sf *redact.SecretFoundError
+			if !errors.As(err, &sf) {
+				t.Fatalf("err = %v, want *redact.SecretFoundError", err)
+			}
+			var skip *SkipError
+			if errors.As(err, &skip) {
+				t.Error("a secret must abort, not skip")
+			}
+			if sf.Detector != tt.detector || sf.Count != 1 || !strings.Contains(sf.Where, "message 1 content") {
+				t.Errorf("got %+v", sf)
+			}
+			if strings.Contains(err.Error(), fakeJob) || strings.Contains(err.Error(), fakeGitHub) {
+				t.Errorf("the error shows the secret: %v", err)
+			}
+		})
+	}
+}
+
+// failing is a redactor that fails after n calls.
+type failing struct{ n int }
+
+func (f *failing) Name() string { return "failing" }
+func (f *failing) Close() error { return nil }
+func (f *failing) Redact(_ context.Context, s string) (string, error) {
+	if f.n--; f.n < 0 {
+		return "", &redact.Error{Redactor: "exec:scrub", Err: errors.New("closed its output")}
+	}
+	return s, nil
+}
+
+func TestRedactorFailureAborts(t *testing.T) {
+	p := writeATIF(t, toolStep(`{"a":1}`))
+	_, err := build(t, p, &failing{n: 1}, Limits{})
+	var re *redact.Error
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v, want the redactor's error", err)
+	}
+	var skip *SkipError
+	if errors.As(err, &skip) {
+		t.Error("a redactor failure must abort, not skip")
+	}
+	if _, err := Build(context.Background(), p, nil, nil, Limits{}); err == nil {
+		t.Error("Build without a redactor succeeded")
+	}
+}
+
+func TestSkips(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	huge := write("huge/trajectory.json", `{"schema_version":"ATIF-v1.6","steps":[`)
+	if err := os.Truncate(huge, 2<<30); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link/trajectory.json")
+	os.MkdirAll(filepath.Dir(link), 0o755)
+	if err := os.Symlink(write("real.json", "{}"), link); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct{ name, path, reason string }{
+		{"2 GB sparse file", huge, "over a limit: file is 2147483648 bytes, over the 67108864-byte limit"},
+		{"invalid JSON", write("bad/trajectory.json", `{"schema_version":"ATIF-v1.6","steps":[{]}`), "malformed: /steps/0 (near byte"},
+		{"wrong schema_version", write("v2/trajectory.json", `{"schema_version":"ATIF-v2.0","steps":[{"source":"user","message":""}]}`), `unsupported trajectory format "ATIF-v2.0": unknown schema_version; tpctl reads ATIF-v1.0`},
+		{"deep arguments", write("deep/trajectory.json", `{"schema_version":"ATIF-v1.6","steps":[{"source":"agent","message":"","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":`+strings.Repeat(`[`, 50_000)+`]}]}]}`), "over a limit: /steps/0/tool_calls/0/arguments: more than 128 nesting levels"},
+		{"litellm", write("agent/litellm-trajectory.jsonl", `{"request_body":{},"response_body":{}}`), "unsupported trajectory format litellm-trajectory.jsonl: the legacy per-LLM-call log"},
+		{"symlink", link, "goes through a symlink"},
+		{"missing", filepath.Join(dir, "nope/trajectory.json"), "does not exist"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := build(t, tt.path, redact.Secrets(), Limits{})
+			var skip *SkipError
+			if !errors.As(err, &skip) {
+				t.Fatalf("err = %v, want *SkipError", err)
+			}
+			if skip.Path != tt.path || !strings.Contains(skip.Reason, tt.reason) {
+				t.Errorf("skip %q: %q\nwant reason containing %q", skip.Path, skip.Reason, tt.reason)
+			}
+		})
+	}
+}
+
+func TestManySteps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"schema_version":"ATIF-v1.6","agent":{"name":"a","version":"1"},"steps":[`)
+	for i := 0; i < 100_000; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"step_id":%d,"source":"agent","message":"step %d"}`, i+1, i+1)
+	}
+	b.WriteString("]}")
+	p := filepath.Join(t.TempDir(), "trajectory.json")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	tr, err := build(t, p, redact.Secrets(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, tr, DefaultLimits)
+	if len(tr.Messages) != 1024 || tr.TotalMessages != 100_000 || !tr.Truncated || tr.Messages[1023].Content != "step 1024" {
+		t.Errorf("kept %d of %d, truncated %t", len(tr.Messages), tr.TotalMessages, tr.Truncated)
+	}
+}
+
+// TestHugeMessageCut: one 5 MB message of multi-byte characters is cut to
+// fit 1 MiB, on a character boundary.
+func TestHugeMessageCut(t *testing.T) {
+	big := strings.Repeat("héllo wörld ✓ 𝄞 \"q\"\n", 220_000) // ~5 MB, 1-4 byte characters and escapes
+	p := writeATIF(t, `{"step_id":1,"source":"user","message":"first"}`,
+		`{"step_id":2,"source":"agent","message":`+jsonStr(big)+`}`,
+		`{"step_id":3,"source":"agent","message":"never kept"}`)
+	tr, err := build(t, p, redact.Secrets(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkInvariants(t, tr, DefaultLimits)
+	if len(tr.Messages) != 2 || tr.TotalMessages != 3 || !tr.Truncated {
+		t.Fatalf("kept %d of %d, truncated %t", len(tr.Messages), tr.TotalMessages, tr.Truncated)
+	}
+	cut := tr.Messages[1].Content
+	if !strings.HasPrefix(big, cut) || !utf8.ValidString(cut) || len(cut) < 900_000 {
+		t.Errorf("cut message: %d bytes, valid %t", len(cut), utf8.ValidString(cut))
+	}
+	tr.RoundID, tr.TrialID = "native:"+strings.Repeat("a", 64), "hello-world__AbCdEf1"
+	b, _ := Encode(tr)
+	if len(b) > DefaultLimits.MaxBytes || len(b) < DefaultLimits.MaxBytes-Headroom-64 {
+		t.Errorf("encoded %d bytes; want just under %d", len(b), DefaultLimits.MaxBytes)
+	}
+}
+
+func TestEncodeShape(t *testing.T) {
+	tr := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, RoundID: "native:r", TrialID: "t<1>&", TrialAttempt: 2,
+		Messages:      []Message{{Role: "user", Content: "a<b>&c"}, {Role: "tool", Content: "", CallID: str("c1"), DurationMS: new(int64)}},
+		TotalMessages: 2}
+	got, err := Encode(tr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"scope":"evaluation","round_id":"native:r","trial_id":"t<1>&","trial_attempt":2,"messages":[` +
+		`{"role":"user","content":"a<b>&c","tool_name":null,"call_id":null,"prompt_tokens":null,"completion_tokens":null,"duration_ms":null},` +
+		`{"role":"tool","content":"","tool_name":null,"call_id":"c1","prompt_tokens":null,"completion_tokens":null,"duration_ms":0}],` +
+		`"total_messages":2,"complete":false,"truncated":false,"capture_policy":"sampled"}` + "\n"
+	if d := cmp.Diff(want, string(got)); d != "" {
+		t.Errorf("encoding (-want +got):\n%s", d)
+	}
+	empty, _ := Encode(&Trajectory{Scope: Scope, CapturePolicy: CapturePolicy})
+	if !bytes.Contains(empty, []byte(`"messages":[]`)) {
+		t.Errorf("empty messages must be [], got %s", empty)
+	}
+	for _, bad := range []*Trajectory{{CapturePolicy: CapturePolicy}, {Scope: Scope, CapturePolicy: "full"}, {Scope: Scope, CapturePolicy: CapturePolicy, Complete: true}, nil} {
+		if _, err := Encode(bad); err == nil {
+			t.Errorf("Encode(%+v) succeeded", bad)
+		}
+	}
+}
+
+func TestJSONStringLen(t *testing.T) {
+	for _, s := range []string{"", "plain", "\"\\/\b\f\n\r\t\x00\x1f\x7f", "<>&", "é✓𝄞", "\u2028\u2029", "bad\xff\xfe", string([]byte{0xe2, 0x9c})} {
+		b, _ := marshal(s)
+		if got, want := jsonStringLen(s), len(b)-1; got != want {
+			t.Errorf("jsonStringLen(%q) = %d, encoding/json writes %d (%s)", s, got, want, b)
+		}
+	}
+}
+
+func TestTruncateLimits(t *testing.T) {
+	env := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, TrialID: "t"}
+	msgs := []Message{{Role: "user", Content: "aaaa"}, {Role: "assistant", Content: strings.Repeat("b", 500)}, {Role: "tool", Content: "c"}}
+	kept, tr := Truncate(msgs, env, Limits{MaxMessages: 2, MaxBytes: 1 << 20})
+	if len(kept) != 2 || !tr {
+		t.Errorf("message limit: kept %d, truncated %t", len(kept), tr)
+	}
+	kept, tr = Truncate(msgs, env, Limits{MaxMessages: 10, MaxBytes: 1 << 20})
+	if len(kept) != 3 || tr {
+		t.Errorf("no limit hit: kept %d, truncated %t", len(kept), tr)
+	}
+	kept, tr = Truncate(msgs, env, Limits{MaxMessages: 10, MaxBytes: 600})
+	if len(kept) != 2 || !tr || len(kept[1].Content) >= 500 || len(kept[1].Content) < 16 {
+		t.Errorf("byte limit: kept %d (last %d bytes), truncated %t", len(kept), len(kept[len(kept)-1].Content), tr)
+	}
+}
+
+func FuzzTruncate(f *testing.F) {
+	f.Add("hello", "wörld ✓ \"quoted\"\n", 3, 400)
+	f.Add(strings.Repeat("𝄞", 300), "\x00\u2028<>&", 1, 350)
+	f.Add("bad\xffutf8", "", 2, 330)
+	f.Fuzz(func(t *testing.T, a, b string, maxMsgs, maxBytes int) {
+		if maxMsgs < 1 || maxMsgs > 50 || maxBytes < 1 || maxBytes > 1<<16 {
+			return
+		}
+		a, b = strings.ToValidUTF8(a, "\uFFFD"), strings.ToValidUTF8(b, "\uFFFD")
+		var msgs []Message
+		for i := 0; i < 5; i++ {
+			msgs = append(msgs, Message{Role: "user", Content: a}, Message{Role: "tool", Content: b, CallID: str(a)})
+		}
+		env := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, RoundID: "native:x", TrialID: b}
+		lim := Limits{MaxMessages: maxMsgs, MaxBytes: maxBytes}
+		kept, truncated := Truncate(msgs, env, lim)
+		out := *env
+		out.Messages, out.TotalMessages, out.Truncated = kept, len(msgs), truncated
+		enc, err := Encode(&out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(kept) > 0 && len(enc) > maxBytes {
+			t.Fatalf("encoded %d bytes over the %d limit", len(enc), maxBytes)
+		}
+		if len(kept) > maxMsgs || truncated != (len(kept) < len(msgs) || (len(kept) > 0 && kept[len(kept)-1].Content != msgs[len(kept)-1].Content)) {
+			t.Fatalf("kept %d, truncated %t", len(kept), truncated)
+		}
+		for i, m := range kept {
+			if !utf8.ValidString(m.Content) || !strings.HasPrefix(msgs[i].Content, m.Content) {
+				t.Fatalf("message %d is not a valid prefix of the original", i)
+			}
+			if i < len(kept)-1 && m.Content != msgs[i].Content {
+				t.Fatalf("message %d was cut but is not the last", i)
+			}
+		}
+		if jsonStringLen(a) != len(must(marshal(a)))-1 {
+			t.Fatalf("jsonStringLen(%q) disagrees with encoding/json", a)
+		}
+	})
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
