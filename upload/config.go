@@ -1,0 +1,257 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Environment variables set by a TunePlane platform job.
+const (
+	EnvEndpoint = "TUNEPLANE_JOB_ENDPOINT"
+	EnvRunID    = "TUNEPLANE_JOB_RUN_ID"
+	EnvToken    = "TUNEPLANE_JOB_TOKEN"
+)
+
+// IngestPath is appended to the endpoint for every request.
+const IngestPath = "/api/ingest/validation"
+
+// Retry defaults. They keep a whole upload under about five minutes of
+// waiting when the server is down, then give up with a hint to re-run
+// `tpctl upload DIR` later.
+const (
+	DefaultMaxTries       = 8
+	DefaultBaseDelay      = 500 * time.Millisecond
+	DefaultMaxDelay       = 30 * time.Second
+	DefaultMaxRetryAfter  = 2 * time.Minute
+	DefaultRequestTimeout = 60 * time.Second
+)
+
+// Config says where and how to upload. Endpoint, RunID and Token are
+// required; every other field has a default.
+type Config struct {
+	// Endpoint is the platform base URL; requests go to Endpoint+IngestPath.
+	// It must be https:// unless the host is a loopback address.
+	Endpoint string
+	// RunID is the platform run the round belongs to.
+	RunID string
+	// Token is the per-run ingest bearer token. It is only ever placed in
+	// the Authorization header of requests to Endpoint's origin.
+	Token string
+
+	// HTTPClient is used for requests (nil: a client with sane timeouts).
+	// It is copied, and the copy's CheckRedirect refuses redirects that
+	// leave the endpoint's origin.
+	HTTPClient *http.Client
+	// MaxTries bounds the attempts per request, the first included
+	// (0: DefaultMaxTries).
+	MaxTries int
+	// BaseDelay and MaxDelay shape the exponential backoff: the n-th retry
+	// waits a random duration in [d/2, d] with d = min(BaseDelay·2ⁿ⁻¹,
+	// MaxDelay) (0: the defaults).
+	BaseDelay, MaxDelay time.Duration
+	// MaxRetryAfter is the longest Retry-After the client waits for; a
+	// server asking for longer ends the upload with a retry-later error
+	// (0: DefaultMaxRetryAfter).
+	MaxRetryAfter time.Duration
+	// RequestTimeout bounds one try of one request (0: the default).
+	RequestTimeout time.Duration
+	// Progress, if set, is called after every request and before every
+	// retry wait, from the uploading goroutine.
+	Progress func(Progress)
+	// Wait sleeps between tries; nil means a real timer. It must return
+	// ctx.Err() when ctx ends first. Tests replace it to run retries in
+	// microseconds and to record the waits chosen.
+	Wait func(ctx context.Context, d time.Duration) error
+}
+
+// MissingEnvError names every credential variable that is not set.
+type MissingEnvError struct {
+	Names []string
+}
+
+func (e *MissingEnvError) Error() string {
+	verb := "is"
+	if len(e.Names) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf("%s %s not set: upload credentials come from the platform job", strings.Join(e.Names, " and "), verb)
+}
+
+// ConfigError is an endpoint, run ID or token that cannot be used. Its
+// message never contains the token.
+type ConfigError struct {
+	Field string // the environment variable name
+	Msg   string
+}
+
+func (e *ConfigError) Error() string { return e.Field + ": " + e.Msg }
+
+// ConfigFromEnv reads the three TUNEPLANE_JOB_* variables through getenv
+// (os.Getenv, or a lookup that also consults a config file) and validates
+// them. The error names each missing variable and never includes the token.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	cfg := Config{
+		Endpoint: strings.TrimSpace(getenv(EnvEndpoint)),
+		RunID:    strings.TrimSpace(getenv(EnvRunID)),
+		Token:    strings.TrimSpace(getenv(EnvToken)),
+	}
+	var missing []string
+	for _, kv := range [...]struct{ name, val string }{
+		{EnvEndpoint, cfg.Endpoint}, {EnvRunID, cfg.RunID}, {EnvToken, cfg.Token},
+	} {
+		if kv.val == "" {
+			missing = append(missing, kv.name)
+		}
+	}
+	if len(missing) > 0 {
+		return Config{}, &MissingEnvError{Names: missing}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Validate checks the endpoint, run ID and token. It is called by Snapshot
+// too, so a Config built by hand gets the same checks.
+func (c Config) Validate() error {
+	if _, err := parseEndpoint(c.Endpoint); err != nil {
+		return err
+	}
+	if c.RunID == "" {
+		return &MissingEnvError{Names: []string{EnvRunID}}
+	}
+	if len(c.RunID) > 256 || strings.ContainsFunc(c.RunID, isControl) {
+		return &ConfigError{Field: EnvRunID, Msg: "must be at most 256 characters without control characters"}
+	}
+	if c.Token == "" {
+		return &MissingEnvError{Names: []string{EnvToken}}
+	}
+	// A token with spaces or control characters cannot be a header value;
+	// net/http would refuse it later with a less useful message.
+	if strings.ContainsFunc(c.Token, func(r rune) bool { return r <= ' ' || r == 0x7f }) {
+		return &ConfigError{Field: EnvToken, Msg: "contains whitespace or control characters; copy the token again from the platform job"}
+	}
+	return nil
+}
+
+func isControl(r rune) bool { return r < ' ' || r == 0x7f }
+
+// parseEndpoint checks the endpoint URL: absolute http(s), no user info,
+// query or fragment, and https unless the host is loopback.
+func parseEndpoint(raw string) (*url.URL, error) {
+	if raw == "" {
+		return nil, &MissingEnvError{Names: []string{EnvEndpoint}}
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		// url.Parse quotes the input; a URL with credentials in it would
+		// leak them, so say only what is wrong.
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: "is not a valid URL; expected https://HOST[/PREFIX]"}
+	}
+	if u.User != nil {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: "must not contain user credentials; the token goes in TUNEPLANE_JOB_TOKEN"}
+	}
+	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q is not an absolute http(s) URL; expected https://HOST[/PREFIX]", raw)}
+	}
+	if u.RawQuery != "" || u.Fragment != "" {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q must not have a query or fragment", u.Redacted())}
+	}
+	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q uses http:// for a non-loopback host; the ingest token is only sent over https://", u.Redacted())}
+	}
+	u.Path = strings.TrimRight(u.Path, "/")
+	u.RawPath = ""
+	return u, nil
+}
+
+// isLoopback accepts "localhost" and literal loopback IPs only: a name
+// that merely resolves to 127.0.0.1 today is not trusted with plain http.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// RedirectError is a redirect the client refused to follow because it
+// leaves the endpoint's origin (scheme, host and port).
+type RedirectError struct {
+	From, To string // origins, never full URLs with queries
+}
+
+func (e *RedirectError) Error() string {
+	return fmt.Sprintf("refused a redirect from %s to %s: the ingest token is never sent to another host", e.From, e.To)
+}
+
+var errTooManyRedirects = errors.New("stopped after 5 redirects")
+
+func origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// httpClient returns a copy of base (or a default client) whose redirects
+// must stay on the endpoint's origin. Go would drop the Authorization
+// header on a cross-host redirect anyway; refusing is louder and also
+// stops an https→http downgrade on the same host.
+func httpClient(base *http.Client, endpoint *url.URL) *http.Client {
+	var c http.Client
+	if base != nil {
+		c = *base
+	} else {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = 4
+		t.ResponseHeaderTimeout = DefaultRequestTimeout
+		c.Transport = t
+	}
+	want := origin(endpoint)
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if got := origin(req.URL); got != want {
+			return &RedirectError{From: want, To: got}
+		}
+		if len(via) >= 5 {
+			return errTooManyRedirects
+		}
+		return nil
+	}
+	return &c
+}
+
+func (c Config) withDefaults() Config {
+	if c.MaxTries <= 0 {
+		c.MaxTries = DefaultMaxTries
+	}
+	if c.BaseDelay <= 0 {
+		c.BaseDelay = DefaultBaseDelay
+	}
+	if c.MaxDelay <= 0 {
+		c.MaxDelay = DefaultMaxDelay
+	}
+	if c.MaxRetryAfter <= 0 {
+		c.MaxRetryAfter = DefaultMaxRetryAfter
+	}
+	if c.RequestTimeout <= 0 {
+		c.RequestTimeout = DefaultRequestTimeout
+	}
+	if c.Wait == nil {
+		c.Wait = sleep
+	}
+	return c
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,378 @@
+package upload
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// Tally is how the server filed the records of one kind.
+type Tally struct {
+	Accepted   int `json:"accepted"`
+	Duplicates int `json:"duplicates"`
+	Conflicts  int `json:"conflicts"`
+}
+
+func (t *Tally) add(r *Response) {
+	t.Accepted += r.Accepted
+	t.Duplicates += r.Duplicates
+	t.Conflicts += r.Conflicts
+}
+
+// Summary is the outcome of an upload; it is also the `--output json`
+// object of `tpctl upload`. Accepted, Duplicates and Conflicts are totals
+// over every record (protocol, total, events, trajectories). After a lost
+// acknowledgement the records of the replayed request count as duplicates:
+// the server did keep them, once.
+type Summary struct {
+	Dir          string   `json:"dir"`
+	RunID        string   `json:"run_id"`
+	RoundID      string   `json:"round_id"`
+	Complete     bool     `json:"complete"` // every request was answered 200
+	Accepted     int      `json:"accepted"`
+	Duplicates   int      `json:"duplicates"`
+	Conflicts    int      `json:"conflicts"`
+	ConflictIDs  []string `json:"conflict_ids"` // sorted trial IDs
+	Protocol     Tally    `json:"protocol"`
+	Total        Tally    `json:"round_total"`
+	Events       Tally    `json:"events"`
+	Trajectories Tally    `json:"trajectories"`
+	Requests     int      `json:"requests"` // HTTP tries, retries included
+	Retries      int      `json:"retries"`
+	Bytes        int64    `json:"bytes"` // request body bytes sent, retries included
+}
+
+// Progress is reported after each request and before each retry wait.
+type Progress struct {
+	Kind      string // kind of the current request
+	Done      int    // requests answered so far
+	Total     int    // requests the upload needs (without retries)
+	Bytes     int64  // body bytes sent so far
+	Retry     int    // > 0: the try about to be made after RetryIn
+	RetryIn   time.Duration
+	RetryWhy  string // "HTTP 503", "network error"; never server text
+	Conflicts int    // conflicts so far
+}
+
+// DryRun is what an upload would send; see Plan.
+type DryRun struct {
+	Dir          string `json:"dir"`
+	RoundID      string `json:"round_id"`
+	Expected     int    `json:"expected"`
+	Events       int    `json:"events"`
+	Batches      int    `json:"batches"`
+	Trajectories int    `json:"trajectories"`
+	Requests     int    `json:"requests"`
+	// Bytes is the total request body size with an empty run ID; each
+	// request grows by the run ID's length.
+	Bytes             int64 `json:"bytes"`
+	LargestEvent      int   `json:"largest_event"`
+	LargestTrajectory int   `json:"largest_trajectory"`
+}
+
+// TamperedError is a snapshot that fails verification; nothing was sent.
+type TamperedError struct {
+	Dir      string
+	Problems []snapshot.Problem
+}
+
+func (e *TamperedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "snapshot %q fails verification with %d problem(s); refusing to upload it", e.Dir, len(e.Problems))
+	for i, p := range e.Problems {
+		if i == 5 {
+			fmt.Fprintf(&b, "\n… and %d more", len(e.Problems)-5)
+			break
+		}
+		fmt.Fprintf(&b, "\n%s: %s (%s)", p.File, p.Message, p.Code)
+	}
+	return b.String()
+}
+
+// ConflictError means the server already holds different records under
+// identities this snapshot uses. The upload itself finished.
+type ConflictError struct {
+	RoundID  string
+	Count    int
+	TrialIDs []string // sorted; may be empty for protocol/total conflicts
+}
+
+func (e *ConflictError) Error() string {
+	msg := fmt.Sprintf("the ingest API already holds different records for %d identities of round %s; it kept its first copy", e.Count, e.RoundID)
+	if len(e.TrialIDs) > 0 {
+		ids := e.TrialIDs
+		more := ""
+		if len(ids) > 20 {
+			ids, more = ids[:20], fmt.Sprintf(" and %d more", len(e.TrialIDs)-20)
+		}
+		msg += ": trials " + strings.Join(ids, ", ") + more
+	}
+	return msg
+}
+
+// prepared is a verified snapshot whose records all fit the API limits.
+type prepared struct {
+	dir      string
+	m        *snapshot.Manifest
+	trajs    []string // trajectory file names, sorted
+	dry      DryRun
+	protocol ProtocolRecord
+}
+
+// prepare verifies dir and walks every record once, checking limits, so an
+// upload never starts on a snapshot it cannot finish.
+func prepare(dir, runID string) (*prepared, error) {
+	rep, err := snapshot.Verify(dir)
+	if err != nil {
+		return nil, err
+	}
+	if !rep.OK {
+		return nil, &TamperedError{Dir: dir, Problems: rep.Problems}
+	}
+	m, err := snapshot.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &prepared{dir: dir, m: m, protocol: ProtocolOf(m)}
+	for name := range m.Files {
+		if strings.HasPrefix(name, snapshot.TrajectoriesDir+"/") {
+			p.trajs = append(p.trajs, name)
+		}
+	}
+	slices.Sort(p.trajs)
+
+	enc := &encoder{runID: runID, roundID: m.RoundID}
+	d := &p.dry
+	*d = DryRun{Dir: dir, RoundID: m.RoundID, Expected: m.Counts.Expected, Requests: 2}
+	d.Bytes = int64(len(enc.protocol(p.protocol)) + len(enc.total(m.Counts.Expected)))
+
+	// Batch sizes are known from the count alone; bytes need the events.
+	batch := make([][]byte, 0, MaxEventsPerRequest)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		d.Batches++
+		d.Bytes += int64(len(enc.observations(batch)))
+		batch = batch[:0]
+	}
+	err = snapshot.ReadObservations(dir, func(o snapshot.Observation) error {
+		ev, err := encodeEvent(o)
+		if err != nil {
+			return err
+		}
+		d.Events++
+		d.LargestEvent = max(d.LargestEvent, len(ev))
+		batch = append(batch, ev)
+		if len(batch) == MaxEventsPerRequest {
+			flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	flush()
+	for _, name := range p.trajs {
+		raw, err := snapshot.ReadFile(dir, m, name)
+		if err != nil {
+			return nil, fmt.Errorf("failed to read %s: %w", name, err)
+		}
+		compact, _, err := checkTrajectory(name, raw, m.RoundID)
+		if err != nil {
+			return nil, err
+		}
+		d.Trajectories++
+		d.LargestTrajectory = max(d.LargestTrajectory, len(compact))
+		d.Bytes += int64(len(enc.trajectory(compact)))
+	}
+	d.Requests += d.Batches + d.Trajectories
+	return p, nil
+}
+
+// Plan verifies the snapshot in dir and reports what an upload would send,
+// without credentials or network. A tampered snapshot gives a
+// *TamperedError, a record over a limit a *RecordError.
+func Plan(dir string) (*DryRun, error) {
+	p, err := prepare(dir, "")
+	if err != nil {
+		return nil, err
+	}
+	return &p.dry, nil
+}
+
+// Snapshot verifies the snapshot in dir and uploads it. The summary is
+// returned whenever verification passed, also with an error, and then
+// tells how far the upload got. Errors callers branch on: *TamperedError,
+// *RecordError, *MissingEnvError, *ConfigError (nothing sent);
+// *HTTPError (a permanent refusal), *TransportError (retries exhausted),
+// *RedirectError, *ResponseError; *ConflictError (everything was sent but
+// the server holds different records); ctx.Err() when cancelled.
+func Snapshot(ctx context.Context, dir string, cfg Config) (*Summary, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	endpoint, _ := parseEndpoint(cfg.Endpoint) // checked by Validate
+	cfg = cfg.withDefaults()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	p, err := prepare(dir, cfg.RunID)
+	if err != nil {
+		return nil, err
+	}
+	u := &uploader{
+		p:   p,
+		cfg: cfg,
+		enc: &encoder{runID: cfg.RunID, roundID: p.m.RoundID},
+		sum: &Summary{Dir: dir, RunID: cfg.RunID, RoundID: p.m.RoundID, ConflictIDs: []string{}},
+		s: &sender{
+			doer:   httpClient(cfg.HTTPClient, endpoint),
+			url:    endpoint.String() + IngestPath,
+			origin: origin(endpoint),
+			token:  cfg.Token,
+			cfg:    cfg,
+		},
+		conflictSet: map[string]bool{},
+	}
+	u.s.onRetry = u.retried
+	err = u.run(ctx)
+	u.finish()
+	if err != nil {
+		return u.sum, err
+	}
+	if u.sum.Conflicts > 0 {
+		return u.sum, &ConflictError{RoundID: p.m.RoundID, Count: u.sum.Conflicts, TrialIDs: u.sum.ConflictIDs}
+	}
+	return u.sum, nil
+}
+
+type uploader struct {
+	p           *prepared
+	cfg         Config
+	enc         *encoder
+	s           *sender
+	sum         *Summary
+	done        int
+	conflictSet map[string]bool
+}
+
+func (u *uploader) run(ctx context.Context) error {
+	if err := u.post(ctx, KindProtocol, u.enc.protocol(u.p.protocol), nil, &u.sum.Protocol); err != nil {
+		return err
+	}
+	if err := u.post(ctx, KindTotal, u.enc.total(u.p.m.Counts.Expected), nil, &u.sum.Total); err != nil {
+		return err
+	}
+
+	// Stream observations again, sending each full batch. A send error is
+	// kept aside so ReadObservations does not prefix it with a line number.
+	var sendErr error
+	errStop := errors.New("stop")
+	batch := make([][]byte, 0, MaxEventsPerRequest)
+	ids := make([]string, 0, MaxEventsPerRequest)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		err := u.post(ctx, KindObservations, u.enc.observations(batch), ids, &u.sum.Events)
+		batch, ids = batch[:0], ids[:0]
+		return err
+	}
+	err := snapshot.ReadObservations(u.p.dir, func(o snapshot.Observation) error {
+		ev, err := encodeEvent(o)
+		if err != nil {
+			return err
+		}
+		batch = append(batch, ev)
+		ids = append(ids, o.TrialID)
+		if len(batch) == MaxEventsPerRequest {
+			if sendErr = flush(); sendErr != nil {
+				return errStop
+			}
+		}
+		return nil
+	})
+	if sendErr != nil {
+		return sendErr
+	}
+	if err != nil {
+		return fmt.Errorf("failed to read the snapshot's observations again: %w", err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+
+	for _, name := range u.p.trajs {
+		raw, err := snapshot.ReadFile(u.p.dir, u.p.m, name)
+		if err != nil {
+			return fmt.Errorf("failed to read %s: %w", name, err)
+		}
+		compact, h, err := checkTrajectory(name, raw, u.p.m.RoundID)
+		if err != nil {
+			return err
+		}
+		if err := u.post(ctx, KindTrajectory, u.enc.trajectory(compact), []string{h.TrialID}, &u.sum.Trajectories); err != nil {
+			return err
+		}
+	}
+	u.sum.Complete = true
+	return nil
+}
+
+// post sends one request and files its answer. ids are the trial IDs of
+// its records, used to name conflicts when the server does not.
+func (u *uploader) post(ctx context.Context, kind string, body []byte, ids []string, t *Tally) error {
+	records := max(len(ids), 1)
+	r, err := u.s.send(ctx, kind, body, records)
+	u.sum.Requests, u.sum.Bytes = u.s.requests, u.s.bytes
+	if err != nil {
+		return err
+	}
+	u.done++
+	t.add(r)
+	u.sum.Accepted += r.Accepted
+	u.sum.Duplicates += r.Duplicates
+	u.sum.Conflicts += r.Conflicts
+	if r.Conflicts > 0 && len(ids) > 0 {
+		named := r.ConflictIDs
+		if len(named) == 0 {
+			// The server gave only a count: every trial of the request is
+			// a candidate (documented in docs/ingest-api.md).
+			named = ids
+		}
+		for _, id := range named {
+			u.conflictSet[id] = true
+		}
+	}
+	u.report(Progress{Kind: kind})
+	return nil
+}
+
+func (u *uploader) retried(kind string, r retryInfo) {
+	u.sum.Retries++
+	u.report(Progress{Kind: kind, Retry: r.try, RetryIn: r.wait, RetryWhy: r.reason})
+}
+
+func (u *uploader) report(p Progress) {
+	if u.cfg.Progress == nil {
+		return
+	}
+	p.Done, p.Total, p.Bytes, p.Conflicts = u.done, u.p.dry.Requests, u.s.bytes, u.sum.Conflicts
+	u.cfg.Progress(p)
+}
+
+func (u *uploader) finish() {
+	u.sum.Requests, u.sum.Bytes = u.s.requests, u.s.bytes
+	ids := make([]string, 0, len(u.conflictSet))
+	for id := range u.conflictSet {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	u.sum.ConflictIDs = ids
+}

@@ -1,0 +1,720 @@
+package upload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tuneplane/tpctl/internal/jcs"
+	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/upload/ingesttest"
+)
+
+const (
+	testToken = "tok-CANARY-7f3a9c1e"
+	testRun   = "run-1"
+)
+
+// defaultSpec has 99 observations (4 batches: 32, 32, 32, 3) and 3
+// trajectories: 9 requests, 104 records.
+var defaultSpec = ingesttest.SnapshotSpec{Trials: 100, Trajectories: 3}
+
+const defaultRecords = 1 + 1 + 99 + 3
+
+func newSnapshot(t testing.TB, spec ingesttest.SnapshotSpec) (string, *snapshot.Manifest) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "snap")
+	m, err := ingesttest.WriteSnapshot(dir, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+func newReceiver(t testing.TB) *ingesttest.Receiver {
+	t.Helper()
+	r := ingesttest.New()
+	t.Cleanup(r.Close)
+	r.AddToken(testToken, testRun)
+	return r
+}
+
+// waits records the retry waits chosen instead of sleeping.
+type waits struct {
+	mu sync.Mutex
+	d  []time.Duration
+}
+
+func (w *waits) wait(ctx context.Context, d time.Duration) error {
+	w.mu.Lock()
+	w.d = append(w.d, d)
+	w.mu.Unlock()
+	return ctx.Err()
+}
+
+func testConfig(endpoint string, w *waits) Config {
+	return Config{
+		Endpoint: endpoint, RunID: testRun, Token: testToken,
+		MaxTries: 4, RequestTimeout: 2 * time.Second, Wait: w.wait,
+	}
+}
+
+// wantState is the receiver state a snapshot must produce, built from the
+// snapshot files independently of the client's encoder.
+func wantState(t testing.TB, dir string) map[string]*ingesttest.Round {
+	t.Helper()
+	m, err := snapshot.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proto, err := jcs.Marshal(map[string]any{
+		"digest_rules": m.Protocol.DigestRules, "dataset_digest": m.Protocol.DatasetDigest,
+		"cohort_digest": m.Protocol.CohortDigest, "verifier_digest": m.Protocol.VerifierDigest,
+		"settings_digest": m.Protocol.SettingsDigest, "split": m.Protocol.Split,
+		"name": m.Name, "format": m.Format, "outcome_rules": m.OutcomeRules,
+		"source":     map[string]any{"format": m.Source.Format, "revision": m.Source.Revision, "format_verified": m.Source.FormatVerified},
+		"checkpoint": map[string]any{"ref": m.Checkpoint.Ref, "served_as": m.Checkpoint.ServedAs},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expected := m.Counts.Expected
+	rd := &ingesttest.Round{
+		Protocol: proto, Expected: &expected,
+		Events:       map[ingesttest.Identity]json.RawMessage{},
+		Trajectories: map[ingesttest.Identity]json.RawMessage{},
+	}
+	err = snapshot.ReadObservations(dir, func(o snapshot.Observation) error {
+		ev := map[string]any{
+			"trial_id": o.TrialID, "task": o.Task, "repeat": o.Repeat, "trial_attempt": o.TrialAttempt,
+			"status": o.Status, "trainable": o.Trainable,
+		}
+		if o.Reward != nil {
+			ev["reward"] = *o.Reward
+		}
+		if o.ExceptionType != nil {
+			ev["exception_type"] = *o.ExceptionType
+		}
+		if o.Reason != "" {
+			ev["reason"] = o.Reason
+		}
+		b, err := jcs.Marshal(ev)
+		rd.Events[ingesttest.Identity{TrialID: o.TrialID, TrialAttempt: o.TrialAttempt}] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range m.Files {
+		if !strings.HasPrefix(name, "trajectories/") {
+			continue
+		}
+		raw, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var id struct {
+			TrialID      string `json:"trial_id"`
+			TrialAttempt int    `json:"trial_attempt"`
+		}
+		if err := json.Unmarshal(raw, &id); err != nil {
+			t.Fatal(err)
+		}
+		canon, err := jcs.Transform(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd.Trajectories[ingesttest.Identity{TrialID: id.TrialID, TrialAttempt: id.TrialAttempt}] = canon
+	}
+	return map[string]*ingesttest.Round{m.RoundID: rd}
+}
+
+// stateOnly drops the receiver's filing counters, which depend on how
+// many replays the faults caused, and compares only what is stored.
+var stateOnly = cmp.FilterPath(func(p cmp.Path) bool {
+	switch p.Last().String() {
+	case ".Accepted", ".Duplicates", ".Conflicts":
+		return true
+	}
+	return false
+}, cmp.Ignore())
+
+func TestFaultMatrix(t *testing.T) {
+	httpDate := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
+	tests := []struct {
+		name   string
+		faults []ingesttest.Fault
+		// want is the client summary's (accepted, duplicates); -1 means
+		// only their sum is fixed (the order of a slow commit and its
+		// replay is a race).
+		accepted, duplicates int
+		retries              int
+		wantWait             func(t *testing.T, d []time.Duration)
+	}{
+		{name: "no fault", accepted: defaultRecords},
+		{name: "drop before commit", faults: []ingesttest.Fault{{Action: ingesttest.DropBeforeCommit, Kind: KindObservations, After: 1}},
+			accepted: defaultRecords, retries: 1},
+		{name: "lost ack on observations", faults: []ingesttest.Fault{{Action: ingesttest.DropAfterCommit, Kind: KindObservations, After: 1}},
+			accepted: defaultRecords - 32, duplicates: 32, retries: 1},
+		{name: "lost ack on the last short batch", faults: []ingesttest.Fault{{Action: ingesttest.DropAfterCommit, Kind: KindObservations, After: 3}},
+			accepted: defaultRecords - 3, duplicates: 3, retries: 1},
+		{name: "lost ack on protocol", faults: []ingesttest.Fault{{Action: ingesttest.DropAfterCommit, Kind: KindProtocol}},
+			accepted: defaultRecords - 1, duplicates: 1, retries: 1},
+		{name: "lost ack on total", faults: []ingesttest.Fault{{Action: ingesttest.DropAfterCommit, Kind: KindTotal}},
+			accepted: defaultRecords - 1, duplicates: 1, retries: 1},
+		{name: "lost ack on trajectory", faults: []ingesttest.Fault{{Action: ingesttest.DropAfterCommit, Kind: KindTrajectory, After: 2}},
+			accepted: defaultRecords - 1, duplicates: 1, retries: 1},
+		{name: "500 twice", faults: []ingesttest.Fault{{Action: ingesttest.Status500, Kind: KindTotal, Times: 2}},
+			accepted: defaultRecords, retries: 2},
+		{name: "503 with retry-after seconds", faults: []ingesttest.Fault{{Action: ingesttest.Status503, Kind: KindObservations, RetryAfter: "7"}},
+			accepted: defaultRecords, retries: 1,
+			wantWait: func(t *testing.T, d []time.Duration) {
+				if !slices.Equal(d, []time.Duration{7 * time.Second}) {
+					t.Errorf("waits %v, want [7s] from Retry-After", d)
+				}
+			}},
+		{name: "429 with retry-after date", faults: []ingesttest.Fault{{Action: ingesttest.Status429, RetryAfter: httpDate, After: 4}},
+			accepted: defaultRecords, retries: 1,
+			wantWait: func(t *testing.T, d []time.Duration) {
+				if len(d) != 1 || d[0] < 25*time.Second || d[0] > 30*time.Second {
+					t.Errorf("waits %v, want one of about 30s from the HTTP-date", d)
+				}
+			}},
+		{name: "429 without retry-after uses backoff", faults: []ingesttest.Fault{{Action: ingesttest.Status429, Times: 3}},
+			accepted: defaultRecords, retries: 3,
+			wantWait: func(t *testing.T, d []time.Duration) {
+				for i, w := range d {
+					hi := DefaultBaseDelay << i
+					if w < hi/2 || w > hi {
+						t.Errorf("wait %d is %v, want within [%v, %v]", i, w, hi/2, hi)
+					}
+				}
+			}},
+		{name: "slow within timeout", faults: []ingesttest.Fault{{Action: ingesttest.Slow, Delay: 50 * time.Millisecond, Times: 3}},
+			accepted: defaultRecords},
+		{name: "slow past timeout commits late", faults: []ingesttest.Fault{{Action: ingesttest.Slow, Kind: KindObservations, Delay: 600 * time.Millisecond}},
+			accepted: -1, retries: 1},
+		{name: "every fault at once", faults: []ingesttest.Fault{
+			{Action: ingesttest.DropAfterCommit, Kind: KindProtocol},
+			{Action: ingesttest.Status503, Kind: KindTotal, RetryAfter: "1"},
+			{Action: ingesttest.DropBeforeCommit, Kind: KindObservations},
+			{Action: ingesttest.DropAfterCommit, Kind: KindObservations, After: 1},
+			{Action: ingesttest.Status500, Kind: KindTrajectory},
+			{Action: ingesttest.Status429, Kind: KindTrajectory, After: 1, RetryAfter: "2"},
+		}, accepted: defaultRecords - 1 - 32, duplicates: 33, retries: 6},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, m := newSnapshot(t, defaultSpec)
+			r := newReceiver(t)
+			for _, f := range tt.faults {
+				r.Inject(f)
+			}
+			w := &waits{}
+			cfg := testConfig(r.URL, w)
+			cfg.RequestTimeout = 300 * time.Millisecond
+			sum, err := Snapshot(context.Background(), dir, cfg)
+			if err != nil {
+				t.Fatalf("upload failed: %v", err)
+			}
+			if diff := cmp.Diff(wantState(t, dir), r.State(testRun), stateOnly); diff != "" {
+				t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+			}
+			if tt.accepted >= 0 {
+				if sum.Accepted != tt.accepted || sum.Duplicates != tt.duplicates {
+					t.Errorf("summary accepted %d duplicates %d, want %d and %d", sum.Accepted, sum.Duplicates, tt.accepted, tt.duplicates)
+				}
+			} else if sum.Accepted+sum.Duplicates != defaultRecords {
+				t.Errorf("summary accepted %d + duplicates %d, want %d records", sum.Accepted, sum.Duplicates, defaultRecords)
+			}
+			if sum.Conflicts != 0 || !sum.Complete || sum.RoundID != m.RoundID {
+				t.Errorf("summary %+v", sum)
+			}
+			if sum.Retries != tt.retries {
+				t.Errorf("retries %d, want %d (waits %v)", sum.Retries, tt.retries, w.d)
+			}
+			if tt.wantWait != nil {
+				tt.wantWait(t, w.d)
+			}
+			// Every record the receiver stored was stored once: its filing
+			// counters never accept more than the snapshot holds.
+			rd := r.State(testRun)[m.RoundID]
+			if rd.Accepted != defaultRecords {
+				t.Errorf("receiver accepted %d records, want %d", rd.Accepted, defaultRecords)
+			}
+		})
+	}
+}
+
+func TestKeepAlive(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Requests != 9 || r.Connections() != 1 {
+		t.Errorf("%d requests over %d connections, want 9 over 1", sum.Requests, r.Connections())
+	}
+}
+
+func TestReuploadIsIdempotent(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	if _, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{})); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Tally{Duplicates: 99}
+	if sum.Accepted != 0 || sum.Duplicates != defaultRecords || sum.Events != want {
+		t.Errorf("re-upload: %+v", sum)
+	}
+	if diff := cmp.Diff(wantState(t, dir), r.State(testRun), stateOnly); diff != "" {
+		t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestChangedRewardIsANewRound(t *testing.T) {
+	a, ma := newSnapshot(t, defaultSpec)
+	spec := defaultSpec
+	spec.ChangedReward = true
+	b, mb := newSnapshot(t, spec)
+	if ma.RoundID == mb.RoundID {
+		t.Fatal("a changed reward kept the round ID")
+	}
+	r := newReceiver(t)
+	for _, dir := range []string{a, b} {
+		sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Accepted != defaultRecords || sum.Conflicts != 0 {
+			t.Errorf("%s: %+v", dir, sum)
+		}
+	}
+	want := wantState(t, a)
+	want[mb.RoundID] = wantState(t, b)[mb.RoundID]
+	if diff := cmp.Diff(want, r.State(testRun), stateOnly); diff != "" {
+		t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestConflicts(t *testing.T) {
+	t.Run("event", func(t *testing.T) {
+		dir, m := newSnapshot(t, defaultSpec)
+		r := newReceiver(t)
+		// Plant a different record under the identity of task-00000#0.
+		seed := func(body string) {
+			if err := r.Seed(testRun, []byte(body)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seed(fmt.Sprintf(`{"kind":"validation_protocol","run_id":%q,"round_id":%q,"protocol":{"other":true}}`, testRun, m.RoundID))
+		seed(fmt.Sprintf(`{"kind":"observations","run_id":%q,"round_id":%q,"events":[{"trial_id":"task-00000#0","task":"task-00000","repeat":0,"trial_attempt":0,"status":"failure","reward":0,"trainable":true}]}`, testRun, m.RoundID))
+		sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+		var ce *ConflictError
+		if !errors.As(err, &ce) {
+			t.Fatalf("error %v, want a *ConflictError", err)
+		}
+		if diff := cmp.Diff([]string{"task-00000#0"}, ce.TrialIDs); diff != "" {
+			t.Errorf("conflict IDs (-want +got):\n%s", diff)
+		}
+		if sum.Conflicts != 2 || sum.Protocol.Conflicts != 1 || sum.Events.Conflicts != 1 || sum.Accepted != defaultRecords-2 || !sum.Complete {
+			t.Errorf("summary %+v", sum)
+		}
+		if !strings.Contains(err.Error(), "task-00000#0") {
+			t.Errorf("error does not name the trial: %v", err)
+		}
+	})
+	t.Run("trajectory after a different redaction", func(t *testing.T) {
+		a, ma := newSnapshot(t, defaultSpec)
+		spec := defaultSpec
+		spec.Redaction = "[REDACTED:other]"
+		b, mb := newSnapshot(t, spec)
+		if ma.RoundID != mb.RoundID {
+			t.Fatal("redaction changed the round ID")
+		}
+		r := newReceiver(t)
+		if _, err := Snapshot(context.Background(), a, testConfig(r.URL, &waits{})); err != nil {
+			t.Fatal(err)
+		}
+		sum, err := Snapshot(context.Background(), b, testConfig(r.URL, &waits{}))
+		var ce *ConflictError
+		if !errors.As(err, &ce) || ce.Count != 3 || len(ce.TrialIDs) != 3 {
+			t.Fatalf("error %v, want 3 trajectory conflicts", err)
+		}
+		if sum.Trajectories != (Tally{Conflicts: 3}) || sum.Events != (Tally{Duplicates: 99}) {
+			t.Errorf("summary %+v", sum)
+		}
+		// First wins: the receiver still holds snapshot a.
+		if diff := cmp.Diff(wantState(t, a), r.State(testRun), stateOnly); diff != "" {
+			t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestPerRunIsolation(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	r.AddToken("tok-B", "run-B")
+	if _, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{})); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(r.URL, &waits{})
+	cfg.RunID, cfg.Token = "run-B", "tok-B"
+	sum, err := Snapshot(context.Background(), dir, cfg)
+	if err != nil || sum.Accepted != defaultRecords {
+		t.Fatalf("run B: %v %+v", err, sum)
+	}
+	if diff := cmp.Diff(r.State(testRun), r.State("run-B"), stateOnly); diff != "" {
+		t.Errorf("runs differ (-A +B):\n%s", diff)
+	}
+	// A token of run A cannot write into run B.
+	cfg.Token = testToken
+	_, err = Snapshot(context.Background(), dir, cfg)
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != http.StatusForbidden {
+		t.Fatalf("error %v, want HTTP 403", err)
+	}
+}
+
+func TestTokenExpiresMidUpload(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	r.Inject(ingesttest.Fault{Action: ingesttest.ExpireToken, Kind: KindObservations, After: 2})
+	sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	var he *HTTPError
+	if !errors.As(err, &he) || he.Status != http.StatusUnauthorized {
+		t.Fatalf("error %v, want HTTP 401", err)
+	}
+	if sum == nil || sum.Complete || sum.Requests != 5 || sum.Retries != 0 {
+		t.Fatalf("summary %+v: want 5 requests (2 + 2 batches + the refused one) and no retry", sum)
+	}
+	// The platform issues a new token for the run; re-running completes
+	// the upload and the first two batches come back as duplicates.
+	r.AddToken("tok-fresh", testRun)
+	cfg := testConfig(r.URL, &waits{})
+	cfg.Token = "tok-fresh"
+	sum, err = Snapshot(context.Background(), dir, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Duplicates != 2+64 || sum.Accepted != defaultRecords-66 {
+		t.Errorf("resume summary %+v", sum)
+	}
+	if diff := cmp.Diff(wantState(t, dir), r.State(testRun), stateOnly); diff != "" {
+		t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRetriesExhausted(t *testing.T) {
+	for _, action := range []ingesttest.Action{ingesttest.Status500, ingesttest.Status503, ingesttest.DropBeforeCommit, ingesttest.DropAfterCommit} {
+		t.Run(string(action), func(t *testing.T) {
+			dir, _ := newSnapshot(t, defaultSpec)
+			r := newReceiver(t)
+			r.Inject(ingesttest.Fault{Action: action, Kind: KindObservations, Times: 1000})
+			w := &waits{}
+			sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, w))
+			var te *TransportError
+			if !errors.As(err, &te) || te.Tries != 4 || te.Kind != KindObservations {
+				t.Fatalf("error %v, want a *TransportError after 4 tries", err)
+			}
+			if sum.Complete || len(w.d) != 3 {
+				t.Errorf("summary %+v waits %v", sum, w.d)
+			}
+			if strings.Contains(err.Error(), testToken) {
+				t.Error("token in the error")
+			}
+		})
+	}
+	t.Run("retry-after longer than tpctl waits", func(t *testing.T) {
+		dir, _ := newSnapshot(t, defaultSpec)
+		r := newReceiver(t)
+		r.Inject(ingesttest.Fault{Action: ingesttest.Status429, RetryAfter: "3600"})
+		w := &waits{}
+		_, err := Snapshot(context.Background(), dir, testConfig(r.URL, w))
+		var te *TransportError
+		if !errors.As(err, &te) || te.Tries != 1 || !strings.Contains(err.Error(), "1h0m0s") || len(w.d) != 0 {
+			t.Fatalf("error %v waits %v: want to give up at once, naming the 1h wait", err, w.d)
+		}
+	})
+}
+
+// TestPermanentStatuses checks each non-retried status gives one request
+// and its own message.
+func TestPermanentStatuses(t *testing.T) {
+	tests := []struct {
+		status int
+		want   string
+	}{
+		{400, "malformed (HTTP 400): bad thing"},
+		{401, "wrong or has expired"},
+		{403, "not an ingest token or is not scoped to this run"},
+		{404, "check TUNEPLANE_JOB_ENDPOINT"},
+		{413, "over a limit (HTTP 413)"},
+		{422, "could not process the validation_protocol request (HTTP 422)"},
+	}
+	dir, _ := newSnapshot(t, defaultSpec)
+	for _, tt := range tests {
+		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
+			var n int
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				n++
+				w.WriteHeader(tt.status)
+				// A careless server echoes the token back.
+				fmt.Fprintf(w, `{"error":"bad thing; you sent %s"}`, r.Header.Get("Authorization"))
+			}))
+			defer srv.Close()
+			_, err := Snapshot(context.Background(), dir, testConfig(srv.URL, &waits{}))
+			var he *HTTPError
+			if !errors.As(err, &he) || he.Status != tt.status || !he.Permanent() {
+				t.Fatalf("error %v, want a permanent HTTP %d", err, tt.status)
+			}
+			if n != 1 {
+				t.Errorf("%d requests, want 1 (no retry)", n)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not say %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), testToken) || !strings.Contains(err.Error(), "[REDACTED]") {
+				t.Errorf("token not scrubbed from %q", err)
+			}
+		})
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	t.Run("to another host is refused", func(t *testing.T) {
+		var leaked []string
+		other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			leaked = append(leaked, r.Header.Get("Authorization"))
+		}))
+		defer other.Close()
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+		}))
+		defer srv.Close()
+		_, err := Snapshot(context.Background(), dir, testConfig(srv.URL, &waits{}))
+		var re *RedirectError
+		if !errors.As(err, &re) {
+			t.Fatalf("error %v, want a *RedirectError", err)
+		}
+		if len(leaked) != 0 {
+			t.Errorf("the other host received %d requests", len(leaked))
+		}
+	})
+	t.Run("within the origin is followed with the same body", func(t *testing.T) {
+		r := newReceiver(t)
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			if req.URL.Path == "/old"+IngestPath {
+				http.Redirect(w, req, IngestPath, http.StatusPermanentRedirect)
+				return
+			}
+			// Proxy to the receiver, so the origin stays this server.
+			req.URL.Scheme, req.URL.Host, req.RequestURI = "http", strings.TrimPrefix(r.URL, "http://"), ""
+			resp, err := http.DefaultTransport.RoundTrip(req)
+			if err != nil {
+				w.WriteHeader(502)
+				return
+			}
+			defer resp.Body.Close()
+			w.WriteHeader(resp.StatusCode)
+			buf := make([]byte, 4096)
+			n, _ := resp.Body.Read(buf)
+			w.Write(buf[:n])
+		}))
+		defer srv.Close()
+		if _, err := Snapshot(context.Background(), dir, testConfig(srv.URL+"/old", &waits{})); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(wantState(t, dir), r.State(testRun), stateOnly); diff != "" {
+			t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+func TestCancel(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := testConfig(r.URL, &waits{})
+	cfg.Progress = func(p Progress) {
+		if p.Done == 3 {
+			cancel()
+		}
+	}
+	sum, err := Snapshot(ctx, dir, cfg)
+	if !errors.Is(err, context.Canceled) || sum.Requests != 3 {
+		t.Fatalf("error %v after %d requests, want context.Canceled after 3", err, sum.Requests)
+	}
+	// Cancelled during a retry wait: the real timer returns at once.
+	r.Inject(ingesttest.Fault{Action: ingesttest.Status503, RetryAfter: "60"})
+	ctx, cancel = context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	cfg = testConfig(r.URL, nil)
+	cfg.Wait = nil
+	start := time.Now()
+	_, err = Snapshot(ctx, dir, cfg)
+	if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) > 10*time.Second {
+		t.Fatalf("error %v after %v", err, time.Since(start))
+	}
+	// Already cancelled: nothing is read or sent.
+	_, err = Snapshot(ctx, filepath.Join(t.TempDir(), "absent"), testConfig(r.URL, &waits{}))
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestProgress(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	r.Inject(ingesttest.Fault{Action: ingesttest.Status503, Kind: KindTotal, RetryAfter: "3"})
+	var got []Progress
+	cfg := testConfig(r.URL, &waits{})
+	cfg.Progress = func(p Progress) { got = append(got, p) }
+	if _, err := Snapshot(context.Background(), dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 10 {
+		t.Fatalf("%d progress reports, want 9 requests + 1 retry", len(got))
+	}
+	retry := got[1]
+	if retry.Kind != KindTotal || retry.Retry != 2 || retry.RetryIn != 3*time.Second || retry.RetryWhy != "HTTP 503" || retry.Done != 1 {
+		t.Errorf("retry report %+v", retry)
+	}
+	last := got[len(got)-1]
+	if last.Done != 9 || last.Total != 9 || last.Bytes == 0 {
+		t.Errorf("last report %+v", last)
+	}
+}
+
+func TestRefusesTamperedSnapshot(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	p := filepath.Join(dir, snapshot.ObservationsFile)
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = []byte(strings.Replace(string(b), `"reward":0`, `"reward":1`, 1))
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := newReceiver(t)
+	for name, call := range map[string]func() error{
+		"Snapshot": func() error { _, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{})); return err },
+		"Plan":     func() error { _, err := Plan(dir); return err },
+	} {
+		var te *TamperedError
+		if err := call(); !errors.As(err, &te) || len(te.Problems) == 0 {
+			t.Errorf("%s: error %v, want a *TamperedError", name, err)
+		}
+	}
+	if n := len(r.Log()); n != 0 {
+		t.Errorf("%d requests sent for a tampered snapshot", n)
+	}
+	_, err = Plan(t.TempDir())
+	if !snapshot.IsNotSnapshot(err) {
+		t.Errorf("empty folder: %v", err)
+	}
+}
+
+func TestLocalLimits(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	tests := []struct {
+		name string
+		spec ingesttest.SnapshotSpec
+		code string
+	}{
+		{"too many messages", ingesttest.SnapshotSpec{Trials: 4, Trajectories: 1, Messages: MaxTrajectoryMessages + 1}, CodeTooManyMessages},
+		{"trajectory over 1 MiB", ingesttest.SnapshotSpec{Trials: 4, Trajectories: 1, Messages: 600, Redaction: long}, CodeTrajectoryTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir, _ := newSnapshot(t, tt.spec)
+			r := newReceiver(t)
+			_, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+			var re *RecordError
+			if !errors.As(err, &re) || re.Code != tt.code || re.File != "trajectories/0001.json" || re.TrialID != "task-00000#0" {
+				t.Fatalf("error %v, want a *RecordError %s", err, tt.code)
+			}
+			if n := len(r.Log()); n != 0 {
+				t.Errorf("%d requests sent before the local limit check", n)
+			}
+		})
+	}
+	// Exactly at the limit is fine.
+	dir, _ := newSnapshot(t, ingesttest.SnapshotSpec{Trials: 4, Trajectories: 1, Messages: MaxTrajectoryMessages})
+	r := newReceiver(t)
+	if _, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{})); err != nil {
+		t.Fatalf("1,024 messages: %v", err)
+	}
+}
+
+func TestEventLimit(t *testing.T) {
+	o := snapshot.Observation{TrialID: "t#0", Task: "t", Status: "success"}
+	for _, tt := range []struct {
+		reasonLen int
+		ok        bool
+	}{{100, true}, {MaxEventBytes - 200, true}, {MaxEventBytes, false}} {
+		o.Reason = strings.Repeat("r", tt.reasonLen)
+		b, err := encodeEvent(o)
+		var re *RecordError
+		if tt.ok != (err == nil) || (!tt.ok && (!errors.As(err, &re) || re.Code != CodeEventTooLarge || re.TrialID != "t#0")) {
+			t.Errorf("reason of %d bytes: %d bytes, error %v", tt.reasonLen, len(b), err)
+		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	dir, m := newSnapshot(t, defaultSpec)
+	got, err := Plan(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &DryRun{Dir: dir, RoundID: m.RoundID, Expected: 100, Events: 99, Batches: 4, Trajectories: 3, Requests: 9}
+	ignore := cmp.FilterPath(func(p cmp.Path) bool {
+		s := p.Last().String()
+		return s == ".Bytes" || s == ".LargestEvent" || s == ".LargestTrajectory"
+	}, cmp.Ignore())
+	if diff := cmp.Diff(want, got, ignore); diff != "" {
+		t.Errorf("dry run mismatch (-want +got):\n%s", diff)
+	}
+	// The dry run's bytes are what an upload sends, less the run ID.
+	r := newReceiver(t)
+	sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if wantBytes := got.Bytes + int64(len(testRun)*got.Requests); sum.Bytes != wantBytes {
+		t.Errorf("upload sent %d bytes, the dry run predicted %d", sum.Bytes, wantBytes)
+	}
+}
+
+func TestResponseAccounting(t *testing.T) {
+	dir, _ := newSnapshot(t, defaultSpec)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `{"accepted":2,"duplicates":0,"conflicts":0}`)
+	}))
+	defer srv.Close()
+	_, err := Snapshot(context.Background(), dir, testConfig(srv.URL, &waits{}))
+	var re *ResponseError
+	if !errors.As(err, &re) || !strings.Contains(err.Error(), "accounts for 2 records but 1 were sent") {
+		t.Fatalf("error %v", err)
+	}
+}
