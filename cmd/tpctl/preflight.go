@@ -1,0 +1,317 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/lipgloss/table"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/tuneplane/tpctl/internal/iostreams"
+	"github.com/tuneplane/tpctl/preflight"
+)
+
+func init() { addCommand(newPreflightCmd) }
+
+// preflightOptions is everything `tpctl preflight` needs, resolved from
+// flags, TUNEPLANE_* environment and config.
+type preflightOptions struct {
+	Job           string
+	Catalog       string
+	Report        string
+	Git           string
+	SourceTimeout time.Duration
+	SkipSource    bool
+	// Now is the report clock; tests pin it.
+	Now func() time.Time
+}
+
+// preflightNow is the clock of the command; the testscript setup pins it
+// through TPCTL_TEST_NOW so reports are byte-stable in tests.
+var preflightNow = time.Now
+
+func newPreflightCmd(a *app) *cobra.Command {
+	return newPreflightCmdWith(a, preflightRun)
+}
+
+func newPreflightCmdWith(a *app, runF func(context.Context, *app, preflightOptions) error) *cobra.Command {
+	opts := preflightOptions{}
+	cmd := &cobra.Command{
+		Use:   "preflight JOB --catalog CATALOG [--report FILE]",
+		Short: "Check that a derived training job is ready to submit, without submitting it",
+		Long: `Check a derived job (a re-run, or a plan a diagnosis proposed) against the
+platform catalog before submission, without submitting anything or using a GPU:
+recipe compatibility, params against the recipe's JSON Schema, source
+availability (materialized in a temporary copy that is always removed), the
+recipe's effective-config rules, cluster hardware, and runtime references.
+
+Each check is pass, fail or unchecked with the reason and the exact field.
+Unchecked is never a pass. Model download inside the worker, mounts,
+environment connectivity and a real smoke run are always unchecked.
+Admission is still checked again at submission.
+
+JOB and CATALOG are YAML or JSON (schemas/derived-job.v1.json,
+schemas/preflight-catalog.v1.json). Relative paths in JOB are read from
+JOB's folder. --report saves the report (with its time, the tool version
+and the input fingerprint); 'tpctl preflight verify-report REPORT JOB'
+later says whether it still applies.
+
+Exit status: 0 no check failed (unchecked items are listed, not failures);
+1 a check failed; 2 usage or unusable input; 130/143 interrupted.`,
+		Example: `  tpctl preflight job.yaml --catalog catalog.yaml
+  tpctl preflight job.yaml --catalog catalog.yaml --report preflight.json --output json
+  tpctl preflight verify-report preflight.json job.yaml`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Job = args[0]
+			if opts.Catalog == "" {
+				return usageErr(errors.New("--catalog is required"),
+					"pass --catalog CATALOG (or set TUNEPLANE_CATALOG) naming the platform's recipe and cluster catalog")
+			}
+			if opts.SourceTimeout < 0 {
+				return usageErr(fmt.Errorf("--source-timeout %s is negative", opts.SourceTimeout), "use a duration like 10m, or 0 for no limit")
+			}
+			opts.Now = preflightNow
+			return runF(cmd.Context(), a, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.Catalog, "catalog", "", "platform catalog (YAML or JSON) of recipes, clusters and known runtime references")
+	f.StringVar(&opts.Report, "report", "", "save the report as JSON to this file (written atomically)")
+	f.StringVar(&opts.Git, "git", "", "git program used to check a git source (default: git on PATH)")
+	f.DurationVar(&opts.SourceTimeout, "source-timeout", 10*time.Minute, "time limit for materializing the source; 0 for none")
+	f.BoolVar(&opts.SkipSource, "skip-source", false, "do not materialize the source; the source check is then unchecked")
+	cmd.AddCommand(newPreflightVerifyCmd(a))
+	return cmd
+}
+
+func preflightRun(ctx context.Context, a *app, opts preflightOptions) error {
+	job, err := preflight.LoadJob(opts.Job)
+	if err != nil {
+		return inputErr(err, "fix the job file; its format is schemas/derived-job.v1.json (see docs/preflight.md)")
+	}
+	cat, err := preflight.LoadCatalog(opts.Catalog)
+	if err != nil {
+		return inputErr(err, "fix or replace the catalog given to --catalog; its format is schemas/preflight-catalog.v1.json")
+	}
+	v, rev := toolVersion()
+	rep, err := preflight.Run(ctx, job, cat, preflight.Options{
+		Now:           opts.Now,
+		ToolVersion:   fmt.Sprintf("tpctl %s (revision %s)", v, rev),
+		JobName:       opts.Job,
+		BaseDir:       filepath.Dir(opts.Job),
+		Git:           opts.Git,
+		SourceTimeout: opts.SourceTimeout,
+		SkipSource:    opts.SkipSource,
+	})
+	if err != nil {
+		return err
+	}
+	if opts.Report != "" {
+		if err := rep.Save(opts.Report); err != nil {
+			return err
+		}
+	}
+	if a.jsonOutput() {
+		b, err := rep.JSON()
+		if err != nil {
+			return err
+		}
+		if _, err := a.io.Out.Write(b); err != nil {
+			return err
+		}
+	} else if err := printPreflight(a.io, rep, opts.Report); err != nil {
+		return err
+	}
+	if !rep.Ready {
+		return silentFinding(fmt.Errorf("%d preflight check(s) failed", rep.Summary.Fail))
+	}
+	return nil
+}
+
+// printPreflight writes the human report: a lipgloss table on a terminal,
+// stable tab-separated lines otherwise.
+func printPreflight(io *iostreams.Streams, rep *preflight.Report, saved string) error {
+	st := io.Styles()
+	w := &pfErrWriter{w: io.Out}
+	statusStyle := func(s preflight.Status) lipgloss.Style {
+		switch s {
+		case preflight.StatusPass:
+			return st.OK
+		case preflight.StatusFail:
+			return st.Error
+		}
+		return st.Warn
+	}
+	fmt.Fprintf(w, "%s %s\n", st.Heading.Render("preflight"), rep.Job)
+	if io.IsStdoutTTY() {
+		rows := make([][]string, 0, len(rep.Checks))
+		for _, c := range rep.Checks {
+			reason := c.Reason
+			for _, p := range pfMoreProblems(c) {
+				reason += "\n- " + p.String()
+			}
+			rows = append(rows, []string{c.ID, string(c.Status), reason})
+		}
+		t := table.New().
+			Border(lipgloss.NormalBorder()).
+			BorderStyle(st.Faint).
+			Headers("CHECK", "STATUS", "REASON").
+			Rows(rows...).
+			Width(pfTerminalWidth(io.Out)).
+			StyleFunc(func(row, col int) lipgloss.Style {
+				s := st.Faint.UnsetFaint().Padding(0, 1)
+				switch {
+				case row == table.HeaderRow:
+					return st.Bold.Padding(0, 1)
+				case col == 1 && row >= 0 && row < len(rep.Checks):
+					return statusStyle(rep.Checks[row].Status).Padding(0, 1)
+				}
+				return s
+			})
+		fmt.Fprintln(w, t.Render())
+	} else {
+		fmt.Fprintln(w, "CHECK\tSTATUS\tREASON")
+		for _, c := range rep.Checks {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", c.ID, c.Status, pfOneLine(c.Reason))
+			for _, p := range pfMoreProblems(c) {
+				fmt.Fprintf(w, "  - %s\n", pfOneLine(p.String()))
+			}
+		}
+	}
+	s := rep.Summary
+	verdict := st.OK.Render("ready")
+	if !rep.Ready {
+		verdict = st.Error.Render("not ready")
+	}
+	fmt.Fprintf(w, "%s: %d pass, %d fail, %d unchecked (unchecked items were not checked; they are not passes)\n", verdict, s.Pass, s.Fail, s.Unchecked)
+	fmt.Fprintf(w, "checked at %s by %s\n", rep.CheckedAt, rep.ToolVersion)
+	fmt.Fprintf(w, "input fingerprint %s (%s)\n", rep.Fingerprint.SHA256, rep.Fingerprint.Rules)
+	for _, n := range rep.Notes {
+		fmt.Fprintf(w, "%s\n", st.Faint.Render("note: "+n))
+	}
+	if saved != "" {
+		fmt.Fprintf(w, "report saved to %s; check it later with: tpctl preflight verify-report %s %s\n", saved, saved, rep.Job)
+	}
+	return w.err
+}
+
+// pfMoreProblems lists a check's problems when there are several; a
+// single problem is already what the reason says.
+func pfMoreProblems(c preflight.Check) []preflight.Problem {
+	if len(c.Problems) < 2 {
+		return nil
+	}
+	return c.Problems
+}
+
+// pfErrWriter keeps the first write error so printing code stays linear.
+type pfErrWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *pfErrWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	n, err := e.w.Write(p)
+	e.err = err
+	return n, err
+}
+
+// pfJSONLine encodes v as one line of JSON without HTML escaping.
+func pfJSONLine(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func pfOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// pfTerminalWidth is the width of out when it is a terminal, else 120.
+func pfTerminalWidth(out io.Writer) int {
+	if f, ok := out.(*os.File); ok {
+		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 40 {
+			return w
+		}
+	}
+	return 120
+}
+
+func newPreflightVerifyCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "verify-report REPORT JOB",
+		Short: "Say whether a saved preflight report still applies to a job",
+		Long: `Compare the input fingerprint saved in REPORT with the fingerprint of JOB as it
+is now. Any change to the recipe, params, source reference, config, resources
+or runtime invalidates the report. No check is run again, and a report that
+applies is still evidence from its own time: admission is checked again at
+submission.
+
+Exit status: 0 the report applies; 1 it does not (the inputs that changed are
+named); 2 usage or unusable input.`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return preflightVerifyRun(a, args[0], args[1])
+		},
+	}
+}
+
+func preflightVerifyRun(a *app, reportPath, jobPath string) error {
+	rep, err := preflight.LoadReport(reportPath)
+	if err != nil {
+		return inputErr(err, "give a report saved by 'tpctl preflight JOB --catalog CATALOG --report FILE'")
+	}
+	job, err := preflight.LoadJob(jobPath)
+	if err != nil {
+		return inputErr(err, "fix the job file; its format is schemas/derived-job.v1.json (see docs/preflight.md)")
+	}
+	v, err := preflight.Verify(rep, job)
+	if err != nil {
+		return inputErr(err)
+	}
+	rerun := fmt.Sprintf("run 'tpctl preflight %s --catalog CATALOG --report %s' again", jobPath, reportPath)
+	if a.jsonOutput() {
+		b, err := pfJSONLine(struct {
+			Report string `json:"report"`
+			Job    string `json:"job"`
+			*preflight.Verification
+		}{reportPath, jobPath, v})
+		if err != nil {
+			return err
+		}
+		if _, err := a.io.Out.Write(b); err != nil {
+			return err
+		}
+		if !v.Applies {
+			return silentFinding(errors.New(v.Reason))
+		}
+		return nil
+	}
+	if !v.Applies {
+		return findingErr(fmt.Errorf("report %q does not apply to %q: %s (fingerprint %s, report has %s)", reportPath, jobPath, v.Reason, v.JobFingerprint, v.ReportFingerprint), rerun)
+	}
+	verdict := "ready"
+	if !v.Ready {
+		verdict = "not ready"
+	}
+	st := a.io.Styles()
+	_, err = fmt.Fprintf(a.io.Out, "%s: report %s applies to %s: %s (fingerprint %s)\nthe report, made at %s, says: %s; admission is still checked again at submission\n",
+		st.OK.Render("applies"), reportPath, jobPath, v.Reason, v.JobFingerprint, v.CheckedAt, verdict)
+	return err
+}
