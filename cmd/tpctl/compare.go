@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/compare"
+)
+
+func init() { addCommand(newCompareCmd) }
+
+// defaultListLimit is how many trial IDs each transition list shows on a
+// terminal before "… and N more".
+const defaultListLimit = 10
+
+// compareOptions are the resolved arguments of tpctl compare.
+type compareOptions struct {
+	Base, Candidate string
+	// ListLimit caps each transition list on a terminal; 0 shows all.
+	ListLimit int
+}
+
+func newCompareCmd(a *app) *cobra.Command {
+	return newCompareCmdWith(a, compareRun)
+}
+
+// newCompareCmdWith takes the run function as a seam so tests can check
+// argument handling without snapshots.
+func newCompareCmdWith(a *app, runF func(context.Context, *app, *compareOptions) error) *cobra.Command {
+	opts := &compareOptions{}
+	cmd := &cobra.Command{
+		Use:   "compare BASE CANDIDATE",
+		Short: "Compare two saved rounds, only when their protocols match",
+		Long: `Compare two saved snapshots (folders written by 'tpctl import' or 'tpctl eval run').
+
+Both snapshots are verified first. A success-rate delta is shown only when the
+digest rules, outcome rules, dataset, cohort, verifier and settings digests are
+equal and both rounds are clean (every planned trial scored). Otherwise every
+failed condition is listed with a stable reason code and no delta is shown
+(null in JSON). Trials are matched by trial_id and listed as failure → success,
+success → failure, unchanged, or not comparable. Beside the delta: the
+discordant-pair counts and an exact two-sided McNemar p-value. The delta is not
+a statistical significance claim.
+
+On a terminal each trial list shows the first --list-limit IDs; piped output and
+--output json list every ID.
+
+Exit status: 0 comparable; 1 not comparable; 2 usage error or a folder that is
+not a snapshot or fails verification.`,
+		Example: `  tpctl compare rounds/baseline rounds/candidate
+  tpctl compare rounds/baseline rounds/candidate --output json | jq .delta`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.ListLimit < 0 {
+				return usageErr(fmt.Errorf("--list-limit must be 0 or more, got %d", opts.ListLimit), "use --list-limit 0 to show every trial ID")
+			}
+			opts.Base, opts.Candidate = args[0], args[1]
+			return runF(cmd.Context(), a, opts)
+		},
+	}
+	cmd.Flags().IntVar(&opts.ListLimit, "list-limit", defaultListLimit, "trial IDs shown per transition list on a terminal (0 shows all)")
+	return cmd
+}
+
+func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
+	res, err := compare.Rounds(ctx, opts.Base, opts.Candidate)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return err
+		}
+		var se *compare.SnapshotError
+		if errors.As(err, &se) && len(se.Problems) > 0 {
+			return inputErr(err,
+				fmt.Sprintf("run 'tpctl snapshot verify %s' for the full report", se.Dir),
+				"a modified snapshot cannot be trusted: re-create it with 'tpctl import' from the source files")
+		}
+		return inputErr(err, "pass two snapshot folders written by 'tpctl import' or 'tpctl eval run'")
+	}
+	if a.jsonOutput() {
+		if err := compare.WriteJSON(a.io.Out, res); err != nil {
+			return err
+		}
+	} else {
+		limit := opts.ListLimit
+		if !a.io.IsStdoutTTY() {
+			limit = 0 // piped output is for reading in full or grepping
+		}
+		if err := compare.Render(a.io.Out, res, compare.RenderOptions{Styles: a.io.Styles(), Limit: limit}); err != nil {
+			return err
+		}
+	}
+	if !res.Comparable {
+		return silentFinding(fmt.Errorf("rounds %q and %q are not comparable", opts.Base, opts.Candidate))
+	}
+	return nil
+}
