@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -442,5 +443,33 @@ func BenchmarkRounds(b *testing.B) {
 		if _, err := Rounds(context.Background(), base, cand); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestRenderColourKeepsLayout: styles add escape codes but never move a
+// column, and NO_COLOR output has none.
+func TestRenderColourKeepsLayout(t *testing.T) {
+	base := build(t, "base", comparetest.Spec{Trials: knownBase})
+	cand := build(t, "cand", comparetest.Spec{Trials: knownCand, Dataset: "9"})
+	r, err := Rounds(context.Background(), base, cand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := render(t, r, 0)
+	if bytes.Contains(plain, []byte("\x1b[")) {
+		t.Error("plain output contains escape codes")
+	}
+	s, _, _, _ := iostreams.Test()
+	s.SetColorEnabled(true)
+	var coloured bytes.Buffer
+	if err := Render(&coloured, r, RenderOptions{Styles: s.Styles()}); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(coloured.Bytes(), []byte("\x1b[")) {
+		t.Fatal("colour output has no escape codes")
+	}
+	stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAll(coloured.Bytes(), nil)
+	if diff := cmp.Diff(string(plain), string(stripped)); diff != "" {
+		t.Errorf("layout differs with colour (-plain +coloured):\n%s", diff)
 	}
 }
