@@ -1,0 +1,190 @@
+package evalrun
+
+import (
+	"context"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// childSpec is one Harbor process to run.
+type childSpec struct {
+	Path   string
+	Args   []string
+	Dir    string
+	Env    []string
+	Output io.Writer
+	// Limit is the wall-clock limit; 0 means none.
+	Limit time.Duration
+	// Grace is how long the process group may clean up after SIGINT.
+	Grace time.Duration
+}
+
+// childResult says how a Harbor process ended.
+type childResult struct {
+	Started  time.Time
+	Ended    time.Time
+	ExitCode int    // -1 when killed by a signal or never started
+	Signal   string // the signal that killed it, if any
+	// TimedOut and Cancelled say why tpctl sent SIGINT (at most one).
+	TimedOut  bool
+	Cancelled bool
+	// Killed means the group did not end within the grace period after
+	// SIGINT and was killed: Harbor's cleanup may not have run.
+	Killed bool
+	// StragglersKilled means the leader ended but other members of its
+	// process group were still running and were killed.
+	StragglersKilled bool
+	StartErr         error
+}
+
+// runChild starts the process in its own process group (so a terminal's
+// Ctrl-C reaches only tpctl, which forwards it deliberately) and waits for
+// it. At the limit, or when ctx is cancelled, it sends SIGINT to the group
+// — `harbor trial start` cleans up its sandbox only on SIGINT; SIGTERM
+// kills it at once — waits up to Grace, then sends SIGKILL to the group.
+// Wait is called exactly once.
+func runChild(ctx context.Context, spec childSpec) childResult {
+	cmd := exec.Command(spec.Path, spec.Args...)
+	cmd.Dir = spec.Dir
+	cmd.Env = spec.Env
+	cmd.Stdout = spec.Output
+	cmd.Stderr = spec.Output
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	res := childResult{ExitCode: -1, Started: time.Now()}
+	if err := cmd.Start(); err != nil {
+		res.StartErr = err
+		res.Ended = time.Now()
+		return res
+	}
+	pid := cmd.Process.Pid
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+
+	var limit <-chan time.Time
+	if spec.Limit > 0 {
+		t := time.NewTimer(spec.Limit)
+		defer t.Stop()
+		limit = t.C
+	}
+	var err error
+	select {
+	case err = <-done:
+	case <-limit:
+		res.TimedOut = true
+	case <-ctx.Done():
+		res.Cancelled = true
+	}
+	if res.TimedOut || res.Cancelled {
+		_ = syscall.Kill(-pid, syscall.SIGINT)
+		grace := time.NewTimer(spec.Grace)
+		select {
+		case err = <-done:
+			grace.Stop()
+		case <-grace.C:
+			res.Killed = true
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			err = <-done
+		}
+		// Anything still in the group (a compose call Harbor started and
+		// did not wait for) would outlive tpctl unnoticed: kill it too.
+		if syscall.Kill(-pid, 0) == nil {
+			res.StragglersKilled = true
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+		}
+	}
+	res.Ended = time.Now()
+	res.ExitCode = cmd.ProcessState.ExitCode()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.Signal = signalName(ws.Signal())
+	}
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		// An I/O error copying output; the exit status above still holds.
+		res.StartErr = err
+	}
+	return res
+}
+
+func signalName(s syscall.Signal) string {
+	switch s {
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGKILL:
+		return "SIGKILL"
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGSEGV:
+		return "SIGSEGV"
+	case syscall.SIGABRT:
+		return "SIGABRT"
+	}
+	return strings.ToUpper(s.String())
+}
+
+// childEnv is the environment Harbor runs with: tpctl's own, without the
+// platform's TUNEPLANE_* variables (the ingest token is for tpctl alone),
+// with HARBOR_TELEMETRY=off so no usage report leaves the machine.
+func childEnv(base []string) []string {
+	out := make([]string, 0, len(base)+1)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "TUNEPLANE_") || k == "HARBOR_TELEMETRY" {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, "HARBOR_TELEMETRY=off")
+}
+
+// lookupEnv finds a variable in a KEY=value list (the last one wins, as
+// in exec.Cmd).
+func lookupEnv(env []string, name string) (string, bool) {
+	val, found := "", false
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
+			val, found = v, true
+		}
+	}
+	return val, found
+}
+
+// harborVersion asks `<command> --version` (10 s at most) and returns its
+// first output line, or "unknown" when it does not answer.
+func harborVersion(ctx context.Context, path, dir string, env []string) string {
+	var buf limitedBuffer
+	buf.limit = 4096
+	res := runChild(ctx, childSpec{Path: path, Args: []string{"--version"}, Dir: dir, Env: env, Output: &buf,
+		Limit: 10 * time.Second, Grace: time.Second})
+	if res.StartErr != nil || res.ExitCode != 0 || res.TimedOut || res.Cancelled {
+		return "unknown"
+	}
+	line, _, _ := strings.Cut(strings.TrimSpace(string(buf.b)), "\n")
+	line = strings.TrimSpace(line)
+	if line == "" {
+		return "unknown"
+	}
+	return clip(line)
+}
+
+// limitedBuffer keeps the first limit bytes written to it.
+type limitedBuffer struct {
+	b     []byte
+	limit int
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	if room := l.limit - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+// osEnviron is a seam for tests.
+var osEnviron = os.Environ

@@ -1,0 +1,476 @@
+package evalrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tuneplane/tpctl/importer"
+	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// RunOptions configure one evaluation run.
+type RunOptions struct {
+	// PlanPath is the eval plan; Out the new output folder (its parent
+	// must exist, it must not).
+	PlanPath string
+	Out      string
+	// ToolVersion and ToolRevision identify the tpctl build in
+	// execution.json.
+	ToolVersion  string
+	ToolRevision string
+	// Env is the environment Harbor is started from (default os.Environ());
+	// TUNEPLANE_* variables are never passed on.
+	Env []string
+	// Progress receives one line per trial start and end; nil discards.
+	Progress io.Writer
+	// Now is the clock for execution records (default time.Now).
+	Now func() time.Time
+}
+
+// Result describes a finished (possibly partial) evaluation.
+type Result struct {
+	// Out is the output folder; Snapshot the snapshot inside it (empty
+	// when the snapshot could not be written).
+	Out      string `json:"out"`
+	Snapshot string `json:"snapshot"`
+	// Manifest is the snapshot's manifest (nil without a snapshot).
+	Manifest *snapshot.Manifest `json:"-"`
+	// Import has the importer's warnings.
+	Import *importer.Result `json:"-"`
+	// Planned, Started and NotRun count trials by what the coordinator did.
+	Planned int `json:"planned"`
+	Started int `json:"started"`
+	NotRun  int `json:"not_run"`
+	// Errors are the coordinator errors, as in execution-errors.json.
+	Errors []ExecError `json:"errors"`
+	// Interrupted names the signal that stopped the run, if any.
+	Interrupted string `json:"interrupted,omitempty"`
+}
+
+// Complete reports whether every planned trial finished and was scored
+// (success or failure): the only case `tpctl eval run` exits 0.
+func (r *Result) Complete() bool {
+	if r == nil || r.Manifest == nil {
+		return false
+	}
+	c := r.Manifest.Counts
+	return c.Expected > 0 && c.Success+c.Failure == c.Expected && len(r.Errors) == 0 && r.Interrupted == ""
+}
+
+// PlanInvalidError means the eval plan has error findings; nothing was
+// started or written.
+type PlanInvalidError struct{ Report *planfile.Report }
+
+func (e *PlanInvalidError) Error() string {
+	n := 0
+	for _, f := range e.Report.Findings {
+		if f.Severity == planfile.SeverityError {
+			n++
+		}
+	}
+	return fmt.Sprintf("eval plan %q is invalid (%d errors); nothing was started", e.Report.Plan, n)
+}
+
+// OutExistsError means the output folder already exists: a folder whose
+// execution state is uncertain is never resumed or overwritten.
+type OutExistsError struct {
+	Out string
+	Err error
+}
+
+func (e *OutExistsError) Error() string { return e.Err.Error() }
+func (e *OutExistsError) Unwrap() error { return e.Err }
+
+// HarborNotFoundError means the Harbor command cannot be found or run.
+type HarborNotFoundError struct {
+	Command string
+	Err     error
+}
+
+func (e *HarborNotFoundError) Error() string {
+	return fmt.Sprintf("harbor command %q not found: %v", e.Command, e.Err)
+}
+func (e *HarborNotFoundError) Unwrap() error { return e.Err }
+
+// MissingEnvError lists agent.env names that are not set.
+type MissingEnvError struct{ Names []string }
+
+func (e *MissingEnvError) Error() string {
+	return fmt.Sprintf("environment variables named in execution.agent.env are not set: %s", strings.Join(e.Names, ", "))
+}
+
+// InterruptedError means a signal stopped the run; the partial results
+// were saved when Result.Snapshot is set. It unwraps to the context's
+// cause, so the CLI can tell SIGINT from SIGTERM.
+type InterruptedError struct{ Cause error }
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("evaluation stopped: %v", e.Cause)
+}
+func (e *InterruptedError) Unwrap() error { return e.Cause }
+
+// Run checks the plan, runs every trial one at a time through Harbor and
+// saves the snapshot (see the package documentation for the order). The
+// Result is non-nil once the output folder exists, even with an error.
+func Run(ctx context.Context, opts RunOptions) (*Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Env == nil {
+		opts.Env = osEnviron()
+	}
+	progress := opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	// Refuse an existing folder before reading anything else, so a typo
+	// can never touch an earlier run.
+	if err := safefs.MustNotExist(opts.Out); err != nil {
+		return nil, &OutExistsError{Out: opts.Out, Err: err}
+	}
+	ev, rep, err := CheckPlan(opts.PlanPath)
+	if err != nil {
+		return nil, err
+	}
+	if ev == nil {
+		return nil, &PlanInvalidError{Report: rep}
+	}
+	return ev.run(ctx, opts, progress)
+}
+
+// runState is the coordinator's bookkeeping for one run.
+type runState struct {
+	ev       *Eval
+	opts     RunOptions
+	out      string
+	exec     ExecutionRecord
+	errs     ErrorsRecord
+	progress io.Writer
+}
+
+func (ev *Eval) run(ctx context.Context, opts RunOptions, progress io.Writer) (*Result, error) {
+	env := childEnv(opts.Env)
+	var missing []string
+	for _, n := range ev.Exec.Agent.Env {
+		if v, ok := lookupEnv(env, n); !ok || v == "" {
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, &MissingEnvError{Names: missing}
+	}
+	command := ev.Exec.Command()
+	if strings.Contains(command, "/") && !filepath.IsAbs(command) {
+		command = filepath.Join(ev.PlanDir, command)
+	}
+	harborPath, err := exec.LookPath(command)
+	if err != nil {
+		return nil, &HarborNotFoundError{Command: ev.Exec.Command(), Err: err}
+	}
+	if harborPath, err = filepath.Abs(harborPath); err != nil {
+		return nil, &HarborNotFoundError{Command: ev.Exec.Command(), Err: err}
+	}
+	out, err := filepath.Abs(opts.Out)
+	if err != nil {
+		return nil, fmt.Errorf("failed to resolve output folder %q: %w", opts.Out, err)
+	}
+	// Generate and validate every TrialConfig before creating anything.
+	trialsDir := filepath.Join(out, TrialsDir)
+	configs := make([][]byte, len(ev.Trials))
+	for i, t := range ev.Trials {
+		data, err := ev.Exec.TrialConfig(t.Name, t.TaskDir, trialsDir).Marshal()
+		if err != nil {
+			return nil, err
+		}
+		if fs := ValidateTrialConfig(ev.Exec.Harbor.Revision, data, ""); len(fs) > 0 {
+			return nil, fmt.Errorf("trial %s: generated TrialConfig is invalid at %s: %s", t.ID(), fs[0].Pointer, fs[0].Message)
+		}
+		configs[i] = data
+	}
+	// os.Mkdir (not MkdirAll) fails if the folder appeared meanwhile.
+	if err := os.Mkdir(out, 0o755); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return nil, &OutExistsError{Out: opts.Out, Err: fmt.Errorf("%q already exists; choose a new output folder (tpctl never overwrites or resumes one)", opts.Out)}
+		}
+		return nil, fmt.Errorf("failed to create output folder %q: %w", opts.Out, err)
+	}
+	res := &Result{Out: opts.Out, Planned: len(ev.Trials), Errors: []ExecError{}}
+	for _, d := range []string{ConfigsDir, LogsDir, TrialsDir} {
+		if err := os.Mkdir(filepath.Join(out, d), 0o755); err != nil {
+			return res, fmt.Errorf("failed to create %s in %q: %w", d, opts.Out, err)
+		}
+	}
+	for i, t := range ev.Trials {
+		if err := safefs.WriteNew(filepath.Join(out, ConfigsDir, t.Name+".json"), configs[i], 0o644); err != nil {
+			return res, fmt.Errorf("failed to write the TrialConfig of %s: %w", t.ID(), err)
+		}
+	}
+	if err := safefs.SyncDir(filepath.Join(out, ConfigsDir)); err != nil {
+		return res, err
+	}
+
+	st := &runState{ev: ev, opts: opts, out: out, progress: progress,
+		errs: ErrorsRecord{Format: ErrorsFormat, Errors: []ExecError{}}}
+	st.exec = ExecutionRecord{
+		Format:    ExecutionFormat,
+		Plan:      PlanRef{Path: opts.PlanPath, SHA256: ev.PlanSHA256, Trials: len(ev.Trials)},
+		Tool:      ToolRef{Name: "tpctl", Version: opts.ToolVersion, Revision: opts.ToolRevision},
+		Harbor:    HarborRef{Command: ev.Exec.Command(), Path: harborPath, Revision: ev.Exec.Harbor.Revision},
+		Model:     ev.Exec.Model,
+		Settings:  ev.Exec.Effective(),
+		StartedAt: timestamp(opts.Now()),
+		Trials:    make([]TrialRecord, len(ev.Trials)),
+	}
+	st.exec.Harbor.Version = harborVersion(ctx, harborPath, out, env)
+	for i, t := range ev.Trials {
+		st.exec.Trials[i] = TrialRecord{TrialID: t.ID(), Task: t.Task, Repeat: t.Repeat, Name: t.Name, State: StatePending}
+	}
+	// Order of writing (SPEC §8): execution metadata first, then errors.
+	if err := st.saveExec(); err != nil {
+		return res, err
+	}
+	if err := st.saveErrors(); err != nil {
+		return res, err
+	}
+
+	started := make([]bool, len(ev.Trials))
+	stopped := false
+	for i, t := range ev.Trials {
+		if stopped || ctx.Err() != nil {
+			break
+		}
+		ok, err := st.runTrial(ctx, i, t, harborPath, env)
+		started[i] = st.exec.Trials[i].StartedAt != nil
+		if err != nil {
+			return res, err
+		}
+		stopped = !ok
+	}
+	for i := range ev.Trials {
+		if st.exec.Trials[i].State == StatePending {
+			st.exec.Trials[i].State = StateNotRun
+			res.NotRun++
+		}
+		if started[i] {
+			res.Started++
+		}
+	}
+	if ctx.Err() != nil {
+		sig := fmt.Sprint(context.Cause(ctx))
+		res.Interrupted = sig
+		st.exec.Interrupted = &sig
+	}
+	fin := timestamp(opts.Now())
+	st.exec.FinishedAt = &fin
+	if err := st.saveExec(); err != nil {
+		return res, err
+	}
+	res.Errors = st.errs.Errors
+
+	// Saving the partial results must not be cut short by the signal that
+	// stopped the run.
+	saveCtx := context.WithoutCancel(ctx)
+	plan := ev.resolvedPlan(started)
+	planPath := filepath.Join(out, ResolvedPlanFile)
+	if err := writeJSON(planPath, plan); err != nil {
+		return res, err
+	}
+	imp, err := importer.ImportPlan(saveCtx, plan, importer.Options{
+		PlanPath: planPath,
+		Root:     out,
+		Out:      filepath.Join(out, SnapshotDir),
+	})
+	if err != nil {
+		return res, fmt.Errorf("failed to save the snapshot of %q: %w", opts.Out, err)
+	}
+	res.Snapshot = filepath.Join(opts.Out, SnapshotDir)
+	res.Import = imp
+	res.Manifest = imp.Manifest
+	if ctx.Err() != nil {
+		return res, &InterruptedError{Cause: context.Cause(ctx)}
+	}
+	return res, nil
+}
+
+// runTrial runs one trial and records it. ok is false when the trial
+// must stop the run; err only for failures to write tpctl's own records.
+func (st *runState) runTrial(ctx context.Context, i int, t PlannedTrial, harborPath string, env []string) (ok bool, err error) {
+	rec := &st.exec.Trials[i]
+	logPath := filepath.Join(st.out, LogsDir, t.Name+".log")
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("failed to create the log of trial %s: %w", t.ID(), err)
+	}
+	defer logf.Close()
+	now := timestamp(st.opts.Now())
+	rec.State, rec.StartedAt = StateRunning, &now
+	if err := st.saveExec(); err != nil {
+		return false, err
+	}
+	fmt.Fprintf(st.progress, "tpctl: [%d/%d] %s: running %s (limit %s)\n", i+1, len(st.ev.Trials), t.ID(), t.Name, st.ev.Exec.TrialTimeout())
+	cfgPath := filepath.Join(st.out, ConfigsDir, t.Name+".json")
+	cr := runChild(ctx, childSpec{
+		Path:   harborPath,
+		Args:   []string{"trial", "start", "-c", cfgPath, "--trials-dir", filepath.Join(st.out, TrialsDir), "--trial-name", t.Name},
+		Dir:    st.out,
+		Env:    env,
+		Output: logf,
+		Limit:  st.ev.Exec.TrialTimeout(),
+		Grace:  st.ev.Exec.CleanupGrace(),
+	})
+	if cr.StartErr != nil && !cr.Ended.After(cr.Started) {
+		// Never started: the trial stays missing (no attempt).
+		rec.StartedAt = nil
+	}
+	_ = logf.Sync()
+	fin := timestamp(st.opts.Now())
+	dur := cr.Ended.Sub(cr.Started).Seconds()
+	rec.FinishedAt, rec.DurationSec = &fin, &dur
+	if cr.ExitCode >= 0 {
+		code := cr.ExitCode
+		rec.ExitCode = &code
+	}
+	if cr.Signal != "" {
+		s := cr.Signal
+		rec.Signal = &s
+	}
+	e := st.classify(t, cr, context.Cause(ctx))
+	if e == nil {
+		rec.State = StateFinished
+		fmt.Fprintf(st.progress, "tpctl: [%d/%d] %s: finished in %.1fs\n", i+1, len(st.ev.Trials), t.ID(), dur)
+		return true, st.saveExec()
+	}
+	rec.State = StateFailed
+	if rec.StartedAt == nil {
+		rec.State = StateNotRun
+	}
+	e.At = fin
+	st.errs.Errors = append(st.errs.Errors, *e)
+	fmt.Fprintf(st.progress, "tpctl: [%d/%d] %s: %s: %s\n", i+1, len(st.ev.Trials), t.ID(), e.Type, e.Message)
+	if err := st.saveErrors(); err != nil {
+		return false, err
+	}
+	return false, st.saveExec()
+}
+
+// classify turns how Harbor ended into an error record, or nil when the
+// trial finished normally with a result.json.
+func (st *runState) classify(t PlannedTrial, cr childResult, cause error) *ExecError {
+	e := &ExecError{TrialID: t.ID(), TrialName: t.Name, Cleanup: CleanupNone}
+	if cr.ExitCode >= 0 {
+		c := cr.ExitCode
+		e.ExitCode = &c
+	}
+	if cr.Signal != "" {
+		s := cr.Signal
+		e.Signal = &s
+	}
+	grace := st.ev.Exec.CleanupGrace()
+	if cr.TimedOut || cr.Cancelled {
+		e.Cleanup = CleanupCompleted
+		if cr.Killed {
+			e.Cleanup = CleanupKilled
+			e.SandboxMayRemain = true
+		}
+		what := fmt.Sprintf("trial exceeded its %s limit", st.ev.Exec.TrialTimeout())
+		e.Type = ErrTimeout
+		if cr.Cancelled {
+			e.Type = ErrInterrupted
+			what = fmt.Sprintf("tpctl was stopped (%v) during the trial", cause)
+		}
+		if cr.Killed {
+			e.Message = fmt.Sprintf("%s; Harbor got SIGINT but did not finish its cleanup within %s, so its process group was killed: the sandbox may have been left behind", what, grace)
+		} else {
+			e.Message = fmt.Sprintf("%s; Harbor got SIGINT and ended within the %s grace period", what, grace)
+		}
+		if cr.StragglersKilled {
+			e.Message += "; leftover processes in Harbor's group were killed"
+		}
+		return e
+	}
+	switch {
+	case cr.StartErr != nil && cr.ExitCode < 0:
+		e.Type = ErrStartFailed
+		e.Message = fmt.Sprintf("could not start Harbor: %v", cr.StartErr)
+		return e
+	case cr.Signal != "":
+		e.Type = ErrSignaled
+		e.SandboxMayRemain = true
+		e.Message = fmt.Sprintf("Harbor was killed by %s (not sent by tpctl); it writes no result and stops no sandbox when killed", cr.Signal)
+		return e
+	case cr.ExitCode != 0:
+		e.Type = ErrExitNonZero
+		e.Message = fmt.Sprintf("Harbor exited with status %d; see %s/%s.log", cr.ExitCode, LogsDir, t.Name)
+		if !st.hasResult(t) {
+			e.SandboxMayRemain = true
+		}
+		return e
+	case !st.hasResult(t):
+		e.Type = ErrResultMissing
+		e.SandboxMayRemain = true
+		e.Message = fmt.Sprintf("Harbor exited 0 but wrote no %s/%s/result.json", TrialsDir, t.Name)
+		return e
+	}
+	return nil
+}
+
+func (st *runState) hasResult(t PlannedTrial) bool {
+	p, err := safefs.Resolve(st.out, TrialsDir+"/"+t.Name+"/result.json")
+	if err != nil {
+		return false
+	}
+	fi, err := os.Lstat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+func (st *runState) saveExec() error {
+	return writeJSON(filepath.Join(st.out, ExecutionFile), st.exec)
+}
+
+func (st *runState) saveErrors() error {
+	return writeJSON(filepath.Join(st.out, ErrorsFile), st.errs)
+}
+
+// resolvedPlan is the import plan of this run: the eval plan without its
+// execution section, with one attempt (retry 0, trials/<name>) for every
+// trial that was started, checkpoint.served_as set to the model name, and
+// the effective execution settings under settings.execution so that the
+// settings digest covers them.
+func (ev *Eval) resolvedPlan(started []bool) *planfile.Plan {
+	p := *ev.Plan
+	p.Execution = nil
+	p.Settings = maps.Clone(ev.Plan.Settings)
+	if p.Settings == nil {
+		p.Settings = map[string]any{}
+	}
+	eff, _ := json.Marshal(ev.Exec.Effective())
+	p.Settings["execution"] = json.RawMessage(eff)
+	if p.Checkpoint.ServedAs == "" {
+		p.Checkpoint.ServedAs = ev.Exec.Model.Name
+	}
+	byIndex := map[int]int{}
+	for i, t := range ev.Trials {
+		byIndex[t.Index] = i
+	}
+	p.Trials = slices.Clone(ev.Plan.Trials)
+	for i := range p.Trials {
+		p.Trials[i].Attempts = []planfile.Attempt{}
+		if k, ok := byIndex[i]; ok && started[k] {
+			p.Trials[i].Attempts = []planfile.Attempt{{Retry: 0, Dir: TrialsDir + "/" + ev.Trials[k].Name}}
+		}
+	}
+	return &p
+}
