@@ -122,6 +122,11 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 // too, so a Config built by hand gets the same checks.
 func (c Config) Validate() error {
 	if _, err := parseEndpoint(c.Endpoint); err != nil {
+		// Someone may paste the token into the endpoint's path.
+		var ce *ConfigError
+		if c.Token != "" && errors.As(err, &ce) {
+			ce.Msg = strings.ReplaceAll(ce.Msg, c.Token, "[REDACTED]")
+		}
 		return err
 	}
 	if c.RunID == "" {
@@ -159,13 +164,15 @@ func parseEndpoint(raw string) (*url.URL, error) {
 		return nil, &ConfigError{Field: EnvEndpoint, Msg: "must not contain user credentials; the token goes in TUNEPLANE_JOB_TOKEN"}
 	}
 	if u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q is not an absolute http(s) URL; expected https://HOST[/PREFIX]", raw)}
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: "is not an absolute http(s) URL; expected https://HOST[/PREFIX]"}
 	}
-	if u.RawQuery != "" || u.Fragment != "" {
-		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q must not have a query or fragment", u.Redacted())}
+	// Only scheme, host and path are ever echoed: a query may hold a secret.
+	shown := u.Scheme + "://" + u.Host + u.EscapedPath()
+	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q must not have a query or fragment", shown)}
 	}
 	if u.Scheme == "http" && !isLoopback(u.Hostname()) {
-		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q uses http:// for a non-loopback host; the ingest token is only sent over https://", u.Redacted())}
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q uses http:// for a non-loopback host; the ingest token is only sent over https://", shown)}
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""

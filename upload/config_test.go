@@ -42,6 +42,8 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "credentials in url", env: with(EnvEndpoint, "https://user:"+testToken+"@ingest.example.com"), wantErr: "must not contain user credentials"},
 		{name: "query", env: with(EnvEndpoint, "https://ingest.example.com/?token=x"), wantErr: "must not have a query"},
 		{name: "not a url", env: with(EnvEndpoint, "ingest.example.com"), wantErr: "not an absolute http(s) URL"},
+		{name: "token in the path", env: with(EnvEndpoint, "http://ingest.example.com/"+testToken), wantErr: "[REDACTED]"},
+		{name: "token in the query", env: with(EnvEndpoint, "https://ingest.example.com/x?t="+testToken), wantErr: "\"https://ingest.example.com/x\" must not have a query"},
 		{name: "bad scheme", env: with(EnvEndpoint, "ftp://ingest.example.com"), wantErr: "not an absolute http(s) URL"},
 		{name: "unparseable", env: with(EnvEndpoint, "https://"+testToken+"\x7f/"), wantErr: "is not a valid URL"},
 		{name: "token with a newline", env: with(EnvToken, testToken+"\nx"), wantErr: "whitespace or control characters"},

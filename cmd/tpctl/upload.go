@@ -1,0 +1,289 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/upload"
+)
+
+func init() { addCommand(newUploadCmd) }
+
+// uploadOptions are the resolved arguments of `tpctl upload`.
+type uploadOptions struct {
+	Dir    string
+	DryRun bool
+}
+
+// testOnlyUploadConfig, when set by a test, adjusts every upload's config
+// (instant retry waits) just before the upload starts.
+var testOnlyUploadConfig func(*upload.Config)
+
+func newUploadCmd(a *app) *cobra.Command {
+	opts := &uploadOptions{}
+	cmd := &cobra.Command{
+		Use:   "upload DIR",
+		Short: "Upload a saved snapshot to the TunePlane ingest API (safe to repeat)",
+		Long: `Upload verifies the snapshot in DIR (a tampered snapshot is refused), then sends
+it to the TunePlane ingest API: the protocol, the round total, the observations
+in batches of 32 and one request per trajectory. Every record has an immutable
+identity and the server keeps the first copy, so re-running the command after a
+failure resends safely: what was already stored comes back as duplicates.
+
+Credentials come from the platform job, never from a plan:
+  TUNEPLANE_JOB_ENDPOINT  https:// base URL (http:// only for loopback)
+  TUNEPLANE_JOB_RUN_ID    the platform run
+  TUNEPLANE_JOB_TOKEN     the per-run ingest token (never printed)
+or the config file keys job_endpoint, job_run_id and job_token.
+
+--dry-run verifies and prints what would be sent, without credentials.
+
+Exit status: 0 uploaded; 1 the server holds different records under some of
+this round's identities (conflicts, listed); 2 bad credentials setup, not a
+snapshot, a tampered snapshot or a record over an API limit; 3 the upload
+failed (network, HTTP error, token refused) — run tpctl upload DIR again later.`,
+		Example: `  tpctl upload ./snap-2026-11-29
+  tpctl upload ./snap --dry-run --output json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.Dir = args[0]
+			if opts.DryRun {
+				return a.uploadDryRun(opts.Dir)
+			}
+			cfg, err := a.uploadConfig()
+			if err != nil {
+				return err
+			}
+			return a.runUpload(cmd.Context(), opts.Dir, cfg)
+		},
+	}
+	cmd.Flags().BoolVar(&opts.DryRun, "dry-run", false, "verify and print what would be sent (counts, batches, bytes) without sending")
+	return cmd
+}
+
+// Config file keys for the upload credentials; with the TUNEPLANE_ prefix
+// and upper case they are the environment variables.
+var uploadKeys = map[string]string{
+	upload.EnvEndpoint: "job_endpoint",
+	upload.EnvRunID:    "job_run_id",
+	upload.EnvToken:    "job_token",
+}
+
+// uploadConfig resolves the credentials (environment > config file). The
+// import command calls it before importing, so a missing variable fails
+// before any work is done.
+func (a *app) uploadConfig() (upload.Config, error) {
+	getenv := func(name string) string {
+		if a.config == nil {
+			return ""
+		}
+		return a.config.GetString(uploadKeys[name])
+	}
+	cfg, err := upload.ConfigFromEnv(getenv)
+	var me *upload.MissingEnvError
+	var ce *upload.ConfigError
+	switch {
+	case errors.As(err, &me):
+		return cfg, usageErr(err, "set "+strings.Join(me.Names, ", ")+" (or job_endpoint, job_run_id, job_token in the --config file); the platform job provides them")
+	case errors.As(err, &ce):
+		return cfg, usageErr(err, "fix "+ce.Field+", then run the command again")
+	case err != nil:
+		return cfg, usageErr(err)
+	}
+	return cfg, nil
+}
+
+// runUpload uploads the snapshot in dir, draws progress on a terminal,
+// prints the summary (also after a partial upload) and maps errors to
+// exit codes. tpctl import --upload calls it after saving the snapshot.
+func (a *app) runUpload(ctx context.Context, dir string, cfg upload.Config) error {
+	var bar *progressLine
+	if a.io.IsStderrTTY() && !a.jsonOutput() {
+		bar = &progressLine{w: a.io.ErrOut}
+		cfg.Progress = bar.update
+	}
+	if testOnlyUploadConfig != nil {
+		testOnlyUploadConfig(&cfg)
+	}
+	sum, err := upload.Snapshot(ctx, dir, cfg)
+	if bar != nil {
+		bar.clear()
+	}
+	if sum != nil {
+		if perr := a.printUploadSummary(sum); perr != nil && err == nil {
+			return perr
+		}
+	}
+	return uploadError(dir, err)
+}
+
+// uploadError wraps an upload failure with its exit code and next step.
+func uploadError(dir string, err error) error {
+	if err == nil {
+		return nil
+	}
+	retry := "tpctl upload " + uploadQuote(dir)
+	var (
+		tampered *upload.TamperedError
+		record   *upload.RecordError
+		httpErr  *upload.HTTPError
+		trans    *upload.TransportError
+		redirect *upload.RedirectError
+		conflict *upload.ConflictError
+		resp     *upload.ResponseError
+	)
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &tampered):
+		return inputErr(err, "tpctl snapshot verify "+uploadQuote(dir)+" lists every problem; re-create the snapshot with tpctl import")
+	case snapshot.IsNotSnapshot(err):
+		return inputErr(fmt.Errorf("failed to read the snapshot: %w", err), "give the folder written by tpctl import --out; tpctl snapshot verify "+uploadQuote(dir)+" checks it")
+	case errors.As(err, &record):
+		return inputErr(err, "nothing was sent; re-create the snapshot with tpctl import, which truncates trajectories to the limits")
+	case errors.As(err, &conflict):
+		return findingErr(err, "the platform kept its first copy of these records; a changed snapshot must be a new round (tpctl snapshot show "+uploadQuote(dir)+" prints its round ID)")
+	case errors.As(err, &redirect):
+		return transportErr(err, "set TUNEPLANE_JOB_ENDPOINT to the ingest API's final URL, then run "+retry)
+	case errors.As(err, &trans):
+		return transportErr(err, "the snapshot is saved: run "+retry+" later; records already stored come back as duplicates")
+	case errors.As(err, &httpErr):
+		switch httpErr.Status {
+		case 401:
+			return transportErr(err, "get a fresh ingest token for this run into TUNEPLANE_JOB_TOKEN, then run "+retry)
+		case 403:
+			return transportErr(err, "check that TUNEPLANE_JOB_TOKEN is the ingest token of run TUNEPLANE_JOB_RUN_ID, then run "+retry)
+		default:
+			return transportErr(err, "the platform refused the data, so retrying will not help; report it with the output of "+retry+" --dry-run --output json")
+		}
+	case errors.As(err, &resp):
+		return transportErr(err, "check TUNEPLANE_JOB_ENDPOINT points at the TunePlane ingest API, then run "+retry)
+	}
+	return transportErr(err, "run "+retry+" later")
+}
+
+// uploadDryRun prints what an upload of dir would send.
+func (a *app) uploadDryRun(dir string) error {
+	d, err := upload.Plan(dir)
+	if err != nil {
+		return uploadError(dir, err)
+	}
+	if a.jsonOutput() {
+		return uploadJSONLine(a.io.Out, struct {
+			MessageType string `json:"message_type"`
+			*upload.DryRun
+		}{"upload_dry_run", d})
+	}
+	st := a.io.Styles()
+	w := a.io.Out
+	fmt.Fprintf(w, "%s %s (nothing sent)\n", st.Bold.Render("Would upload round"), d.RoundID)
+	fmt.Fprintf(w, "  validation_protocol  1 request\n")
+	fmt.Fprintf(w, "  round_total          1 request (expected %d)\n", d.Expected)
+	fmt.Fprintf(w, "  observations         %d requests (%d events, at most %d a request; largest event %s of %s)\n",
+		d.Batches, d.Events, upload.MaxEventsPerRequest, uploadSize(int64(d.LargestEvent)), uploadSize(upload.MaxEventBytes))
+	fmt.Fprintf(w, "  trajectory           %d requests (largest %s of %s)\n",
+		d.Trajectories, uploadSize(int64(d.LargestTrajectory)), uploadSize(upload.MaxTrajectoryBytes))
+	_, err = fmt.Fprintf(w, "Total: %d requests, %s\n", d.Requests, uploadSize(d.Bytes))
+	return err
+}
+
+func (a *app) printUploadSummary(s *upload.Summary) error {
+	if a.jsonOutput() {
+		return uploadJSONLine(a.io.Out, struct {
+			MessageType string `json:"message_type"`
+			*upload.Summary
+		}{"upload_summary", s})
+	}
+	st := a.io.Styles()
+	w := a.io.Out
+	head := st.Bold.Render("Uploaded round")
+	if !s.Complete {
+		head = st.Warn.Render("Upload incomplete for round")
+	}
+	fmt.Fprintf(w, "%s %s to run %s\n", head, s.RoundID, s.RunID)
+	for _, row := range []struct {
+		name string
+		t    upload.Tally
+	}{{"protocol", s.Protocol}, {"round_total", s.Total}, {"events", s.Events}, {"trajectories", s.Trajectories}} {
+		fmt.Fprintf(w, "  %-13s accepted %d, duplicates %d, conflicts %d\n", row.name, row.t.Accepted, row.t.Duplicates, row.t.Conflicts)
+	}
+	conflicts := fmt.Sprintf("conflicts %d", s.Conflicts)
+	if s.Conflicts > 0 {
+		conflicts = st.Error.Render(conflicts)
+	}
+	fmt.Fprintf(w, "Total: accepted %d, duplicates %d, %s (%d requests, %d retries, %s)\n",
+		s.Accepted, s.Duplicates, conflicts, s.Requests, s.Retries, uploadSize(s.Bytes))
+	if len(s.ConflictIDs) > 0 {
+		fmt.Fprintf(w, "%s\n", st.Error.Render("CONFLICTS: the platform holds different records for these trials:"))
+		for _, id := range s.ConflictIDs {
+			fmt.Fprintf(w, "  %s\n", id)
+		}
+	}
+	return nil
+}
+
+func uploadJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+func uploadSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// uploadQuote quotes a path for a copy-pasteable hint when it needs it.
+func uploadQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./+=:@%", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// progressLine draws one self-overwriting status line on a terminal.
+type progressLine struct {
+	w     io.Writer
+	last  time.Time
+	drawn bool
+}
+
+func (p *progressLine) update(pr upload.Progress) {
+	if pr.Retry == 0 && pr.Done < pr.Total && time.Since(p.last) < 100*time.Millisecond {
+		return
+	}
+	p.last = time.Now()
+	msg := fmt.Sprintf("uploading: %d/%d requests, %s sent", pr.Done, pr.Total, uploadSize(pr.Bytes))
+	if pr.Conflicts > 0 {
+		msg += fmt.Sprintf(", %d conflicts", pr.Conflicts)
+	}
+	if pr.Retry > 0 {
+		msg += fmt.Sprintf(" — %s on %s, try %d in %s", pr.RetryWhy, pr.Kind, pr.Retry, pr.RetryIn.Round(100*time.Millisecond))
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s", msg)
+	p.drawn = true
+}
+
+func (p *progressLine) clear() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
