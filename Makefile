@@ -28,4 +28,4 @@ bench:
 
 # The quick start's main job: import the bundled example.
 run:
-	$(GO) run ./cmd/tpctl plan check testdata/example/import-plan.json --root testdata/example
+	$(GO) run ./cmd/tpctl import --plan testdata/example/import-plan.json --root testdata/example --out "$$(mktemp -d)/round-1"
