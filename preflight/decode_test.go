@@ -1,6 +1,7 @@
 package preflight
 
 import (
+	"context"
 	"errors"
 	"os"
 	"strings"
@@ -194,6 +195,82 @@ func FuzzDecodeJob(f *testing.F) {
 		// A job that decodes must fingerprint and check without panics.
 		if _, err := ComputeFingerprint(j); err != nil {
 			t.Fatalf("fingerprint of a decoded job: %v", err)
+		}
+		r, err := Run(context.Background(), j, fuzzCatalog, Options{SkipSource: true, BaseDir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Ready && r.Summary.Fail != 0 {
+			t.Fatal("ready with failures")
+		}
+	})
+}
+
+var fuzzCatalog = func() *Catalog {
+	b, err := os.ReadFile("../testdata/preflight/catalog.yaml")
+	if err != nil {
+		panic(err)
+	}
+	c, err := DecodeCatalog("catalog.yaml", b)
+	if err != nil {
+		panic(err)
+	}
+	return c
+}()
+
+func FuzzDecodeCatalog(f *testing.F) {
+	f.Add(readExample(f, "catalog.yaml"))
+	f.Add([]byte("version: 1\nrecipes: [{name: a, versions: '>=1', framework: f, params_schema: {$ref: '#/x'}, rules: [{name: r, expr: 'params.a > 1'}]}]\nclusters: []\nartifacts: []\n"))
+	f.Add([]byte(`{"version": 1, "recipes": [], "clusters": [{"name": "a"}], "artifacts": []}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cat, err := DecodeCatalog("fuzz.yaml", data)
+		if err != nil {
+			var de *DecodeError
+			if !errors.As(err, &de) || len(de.Problems) == 0 {
+				t.Fatalf("error is not a located *DecodeError: %v", err)
+			}
+			return
+		}
+		// Whatever a catalog holds (schemas, rules, ranges), checking the
+		// example job against it must not panic.
+		job, err := DecodeJob("job.yaml", fuzzJob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Run(context.Background(), job, cat, Options{SkipSource: true, BaseDir: t.TempDir()}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+var fuzzJob = []byte(minimalJob)
+
+func FuzzDecodeReport(f *testing.F) {
+	f.Add([]byte(`{"format":"tpctl-preflight/1","fingerprint":{"rules":"x","sha256":"` + strings.Repeat("a", 64) + `","inputs":{}}}`))
+	f.Add([]byte(`{"format":"tpctl-preflight/1"} {}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := DecodeReport("fuzz.json", data)
+		if err != nil {
+			return
+		}
+		job, err := DecodeJob("job.yaml", fuzzJob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Verify(r, job); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func FuzzVersionInRange(f *testing.F) {
+	f.Add("1.4.0", ">=1.2, <2")
+	f.Add("1", "!=1.0.0,=1")
+	f.Add("1.2.3", "")
+	f.Fuzz(func(t *testing.T, v, rng string) {
+		ok, err := versionInRange(v, rng)
+		if err != nil && ok {
+			t.Fatal("in range and an error")
 		}
 	})
 }
