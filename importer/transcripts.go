@@ -4,9 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/transcript"
 )
 
 // MaxTraceLimit is the most trajectories one snapshot may carry.
@@ -19,6 +25,7 @@ type TranscriptOptions struct {
 	Redactors []string
 	// Environ is the process environment, for the secret scan.
 	Environ []string
+	Limits  transcript.Limits
 }
 
 // ErrNoRedactor is returned when transcripts are requested without one.
@@ -35,16 +42,109 @@ func (o TranscriptOptions) Validate() error {
 	return nil
 }
 
-type transcriber struct{}
-
-// newTranscriber: transcript export lands with the atif/redact/transcript
-// packages; until then it is refused rather than silently skipped.
-func newTranscriber(context.Context, TranscriptOptions, string) (*transcriber, error) {
-	return nil, errors.New("transcript export is not available in this build yet")
+type transcriber struct {
+	opts    TranscriptOptions
+	root    string
+	red     redact.Redactor
+	scanner *redact.Scanner
 }
 
-func (t *transcriber) close() {}
+func newTranscriber(ctx context.Context, opts TranscriptOptions, root string) (*transcriber, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, err
+	}
+	if opts.Limits == (transcript.Limits{}) {
+		opts.Limits = transcript.DefaultLimits
+	}
+	red, err := redact.OpenAll(ctx, opts.Redactors)
+	if err != nil {
+		return nil, err
+	}
+	return &transcriber{opts: opts, root: root, red: red, scanner: redact.NewScanner(opts.Environ)}, nil
+}
 
-func (t *transcriber) export(context.Context, []planfile.Trial, *snapshot.Writer) ([]Warning, error) {
-	return nil, nil
+func (t *transcriber) close() { t.red.Close() }
+
+// trajectoryCandidates lists where an attempt's ATIF trajectory may be:
+// agent/trajectory.json for a single-step trial, else each step's
+// steps/<name>/agent/trajectory.json in name order (the first found is
+// exported).
+func trajectoryCandidates(dir string) []string {
+	c := []string{filepath.Join(dir, "agent", "trajectory.json")}
+	entries, err := os.ReadDir(filepath.Join(dir, "steps"))
+	if err != nil {
+		return c
+	}
+	names := make([]string, 0, len(entries))
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		c = append(c, filepath.Join(dir, "steps", n, "agent", "trajectory.json"))
+	}
+	return c
+}
+
+// export selects trajectories in the fixed order of SPEC §3 — trials by
+// (task, repeat), attempts by ascending retry, first Limit attempts that
+// have a trajectory — and writes them redacted and limited. A redactor
+// failure or a secret found after redaction aborts the import; an
+// unreadable or unsupported file is skipped with its reason.
+func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *snapshot.Writer) ([]Warning, error) {
+	roundID, err := w.RoundID()
+	if err != nil {
+		return nil, err
+	}
+	w.SetRedactors(t.opts.Redactors)
+	skipped := []Warning{}
+	n := 0
+	for _, tr := range trials {
+		atts := slices.Clone(tr.Attempts)
+		slices.SortFunc(atts, func(a, b planfile.Attempt) int { return a.Retry - b.Retry })
+		for _, a := range atts {
+			if n >= t.opts.Limit {
+				return skipped, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			dir, err := safefs.Resolve(t.root, a.Dir)
+			if err != nil {
+				continue
+			}
+			path := ""
+			for _, c := range trajectoryCandidates(dir) {
+				if fi, err := os.Lstat(c); err == nil && fi.Mode().IsRegular() {
+					path = c
+					break
+				}
+			}
+			if path == "" {
+				continue
+			}
+			where := fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)
+			traj, err := transcript.Build(ctx, path, t.red, t.scanner, t.opts.Limits)
+			var skip *transcript.SkipError
+			if errors.As(err, &skip) {
+				skipped = append(skipped, Warning{"trajectory_skipped", where + ": " + skip.Reason})
+				continue
+			}
+			if err != nil {
+				return nil, fmt.Errorf("trajectory of %s: %w", where, err)
+			}
+			traj.RoundID, traj.TrialID, traj.TrialAttempt = roundID, tr.ID(), a.Retry
+			b, err := transcript.Encode(traj)
+			if err != nil {
+				return nil, fmt.Errorf("trajectory of %s: %w", where, err)
+			}
+			if err := w.AddTrajectory(b, traj.Truncated); err != nil {
+				return nil, err
+			}
+			n++
+		}
+	}
+	return skipped, nil
 }
