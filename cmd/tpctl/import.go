@@ -9,6 +9,7 @@ import (
 
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/upload"
 )
 
 func init() { addCommand(newImportCmd) }
@@ -18,6 +19,7 @@ type importOptions struct {
 	allowUnverifiedFormat bool
 	traceLimit            int
 	redactors             []string
+	upload                bool
 }
 
 func newImportCmd(a *app) *cobra.Command {
@@ -45,6 +47,7 @@ size-limited trajectories and requires --redactor.`,
 	f.StringVar(&o.out, "out", "", "new snapshot folder (must not exist)")
 	f.BoolVar(&o.allowUnverifiedFormat, "allow-unverified-format", false, "accept a Harbor revision tpctl was not validated against (recorded as format_verified: false)")
 	f.IntVar(&o.traceLimit, "trace-limit", 0, "export up to N trajectories (1…128; requires --redactor)")
+	f.BoolVar(&o.upload, "upload", false, "after saving and verifying the snapshot, upload it (needs TUNEPLANE_JOB_ENDPOINT, TUNEPLANE_JOB_RUN_ID, TUNEPLANE_JOB_TOKEN)")
 	f.StringArrayVar(&o.redactors, "redactor", nil, "redactor for transcripts: builtin:secrets, rules:FILE, exec:COMMAND or MODULE:FUNCTION (repeat to chain)")
 	return cmd
 }
@@ -65,6 +68,16 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 			return usageErr(err, "example: --trace-limit 32 --redactor builtin:secrets")
 		}
 		opts.Transcripts = &t
+	}
+	// Credentials are checked before any work, so a missing variable
+	// fails fast; the upload itself happens only after the save.
+	var upCfg *upload.Config
+	if o.upload {
+		cfg, err := a.uploadConfig()
+		if err != nil {
+			return err
+		}
+		upCfg = &cfg
 	}
 	if fi, err := os.Stat(o.root); err != nil || !fi.IsDir() {
 		return inputErr(fmt.Errorf("--root %q is not a readable folder", o.root), "give the Harbor job folder the plan's dirs are relative to")
@@ -98,6 +111,9 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), w.Message)
 		}
+	}
+	if upCfg != nil {
+		return a.runUpload(cmd.Context(), res.Dir, *upCfg)
 	}
 	return nil
 }
