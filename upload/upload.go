@@ -122,11 +122,53 @@ type prepared struct {
 	trajs    []string // trajectory file names, sorted
 	dry      DryRun
 	protocol ProtocolRecord
+	// held are the encoded events from the checking pass, so the sending
+	// pass need not decode observations.jsonl again; nil when they were
+	// more than maxHeldEvents bytes (then the file is streamed again).
+	held *heldEvents
+}
+
+// maxHeldEvents bounds the memory kept for encoded events (about 300,000
+// trials); a variable so a test can exercise the streaming fallback.
+var maxHeldEvents = 64 << 20
+
+// heldEvents is an arena of encoded events and their trial IDs.
+type heldEvents struct {
+	data []byte
+	ends []int
+	ids  []string
+}
+
+func (h *heldEvents) add(ev []byte, id string) {
+	h.data = append(h.data, ev...)
+	h.ends = append(h.ends, len(h.data))
+	h.ids = append(h.ids, id)
+}
+
+// batches calls fn with consecutive batches of at most n events.
+func (h *heldEvents) batches(n int, fn func(events [][]byte, ids []string) error) error {
+	events := make([][]byte, 0, n)
+	for i := 0; i < len(h.ends); i += n {
+		j := min(i+n, len(h.ends))
+		events = events[:0]
+		start := 0
+		if i > 0 {
+			start = h.ends[i-1]
+		}
+		for k := i; k < j; k++ {
+			events = append(events, h.data[start:h.ends[k]])
+			start = h.ends[k]
+		}
+		if err := fn(events, h.ids[i:j]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // prepare verifies dir and walks every record once, checking limits, so an
 // upload never starts on a snapshot it cannot finish.
-func prepare(dir, runID string) (*prepared, error) {
+func prepare(dir, runID string, hold bool) (*prepared, error) {
 	rep, err := snapshot.Verify(dir)
 	if err != nil {
 		return nil, err
@@ -139,6 +181,9 @@ func prepare(dir, runID string) (*prepared, error) {
 		return nil, err
 	}
 	p := &prepared{dir: dir, m: m, protocol: ProtocolOf(m)}
+	if hold {
+		p.held = &heldEvents{}
+	}
 	for name := range m.Files {
 		if strings.HasPrefix(name, snapshot.TrajectoriesDir+"/") {
 			p.trajs = append(p.trajs, name)
@@ -158,7 +203,7 @@ func prepare(dir, runID string) (*prepared, error) {
 			return
 		}
 		d.Batches++
-		d.Bytes += int64(len(enc.observations(batch)))
+		d.Bytes += int64(len(enc.observationsTemp(batch)))
 		batch = batch[:0]
 	}
 	err = snapshot.ReadObservations(dir, func(o snapshot.Observation) error {
@@ -168,6 +213,12 @@ func prepare(dir, runID string) (*prepared, error) {
 		}
 		d.Events++
 		d.LargestEvent = max(d.LargestEvent, len(ev))
+		if p.held != nil {
+			p.held.add(ev, o.TrialID)
+			if len(p.held.data) > maxHeldEvents {
+				p.held = nil
+			}
+		}
 		batch = append(batch, ev)
 		if len(batch) == MaxEventsPerRequest {
 			flush()
@@ -199,7 +250,7 @@ func prepare(dir, runID string) (*prepared, error) {
 // without credentials or network. A tampered snapshot gives a
 // *TamperedError, a record over a limit a *RecordError.
 func Plan(dir string) (*DryRun, error) {
-	p, err := prepare(dir, "")
+	p, err := prepare(dir, "", false)
 	if err != nil {
 		return nil, err
 	}
@@ -222,7 +273,7 @@ func Snapshot(ctx context.Context, dir string, cfg Config) (*Summary, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := prepare(dir, cfg.RunID)
+	p, err := prepare(dir, cfg.RunID, true)
 	if err != nil {
 		return nil, err
 	}
@@ -270,8 +321,37 @@ func (u *uploader) run(ctx context.Context) error {
 		return err
 	}
 
-	// Stream observations again, sending each full batch. A send error is
-	// kept aside so ReadObservations does not prefix it with a line number.
+	if err := u.sendEvents(ctx); err != nil {
+		return err
+	}
+
+	for _, name := range u.p.trajs {
+		raw, err := snapshot.ReadFile(u.p.dir, u.p.m, name)
+		if err != nil {
+			return fmt.Errorf("failed to read %s: %w", name, err)
+		}
+		compact, h, err := checkTrajectory(name, raw, u.p.m.RoundID)
+		if err != nil {
+			return err
+		}
+		if err := u.post(ctx, KindTrajectory, u.enc.trajectory(compact), []string{h.TrialID}, &u.sum.Trajectories); err != nil {
+			return err
+		}
+	}
+	u.sum.Complete = true
+	return nil
+}
+
+// sendEvents sends the observations in batches, from the events held by
+// prepare or, for a very large snapshot, by streaming the file again.
+func (u *uploader) sendEvents(ctx context.Context) error {
+	if u.p.held != nil {
+		return u.p.held.batches(MaxEventsPerRequest, func(events [][]byte, ids []string) error {
+			return u.post(ctx, KindObservations, u.enc.observations(events), ids, &u.sum.Events)
+		})
+	}
+	// A send error is kept aside so ReadObservations does not prefix it
+	// with a line number.
 	var sendErr error
 	errStop := errors.New("stop")
 	batch := make([][]byte, 0, MaxEventsPerRequest)
@@ -304,25 +384,7 @@ func (u *uploader) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("failed to read the snapshot's observations again: %w", err)
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-
-	for _, name := range u.p.trajs {
-		raw, err := snapshot.ReadFile(u.p.dir, u.p.m, name)
-		if err != nil {
-			return fmt.Errorf("failed to read %s: %w", name, err)
-		}
-		compact, h, err := checkTrajectory(name, raw, u.p.m.RoundID)
-		if err != nil {
-			return err
-		}
-		if err := u.post(ctx, KindTrajectory, u.enc.trajectory(compact), []string{h.TrialID}, &u.sum.Trajectories); err != nil {
-			return err
-		}
-	}
-	u.sum.Complete = true
-	return nil
+	return flush()
 }
 
 // post sends one request and files its answer. ids are the trial IDs of

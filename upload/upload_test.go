@@ -718,3 +718,30 @@ func TestResponseAccounting(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// TestStreamingFallback runs uploads of a snapshot too large to hold its
+// events in memory: the file is streamed a second time instead.
+func TestStreamingFallback(t *testing.T) {
+	defer func(n int) { maxHeldEvents = n }(maxHeldEvents)
+	maxHeldEvents = 1000
+	dir, _ := newSnapshot(t, defaultSpec)
+	r := newReceiver(t)
+	r.Inject(ingesttest.Fault{Action: ingesttest.DropAfterCommit, Kind: KindObservations, After: 2})
+	sum, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Events != (Tally{Accepted: 99 - 32, Duplicates: 32}) {
+		t.Errorf("events %+v", sum.Events)
+	}
+	if diff := cmp.Diff(wantState(t, dir), r.State(testRun), stateOnly); diff != "" {
+		t.Errorf("receiver state mismatch (-want +got):\n%s", diff)
+	}
+	// A send failure is reported as such, not as a read error of a line.
+	r.Inject(ingesttest.Fault{Action: ingesttest.Status500, Kind: KindObservations, Times: 100})
+	_, err = Snapshot(context.Background(), dir, testConfig(r.URL, &waits{}))
+	var te *TransportError
+	if !errors.As(err, &te) || strings.Contains(err.Error(), "observations.jsonl") {
+		t.Fatalf("error %v", err)
+	}
+}

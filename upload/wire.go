@@ -147,6 +147,12 @@ func (e *encoder) total(expected int) []byte {
 
 // observations encodes a batch from already-encoded events.
 func (e *encoder) observations(events [][]byte) []byte {
+	return bytes.Clone(e.observationsTemp(events))
+}
+
+// observationsTemp is observations into the encoder's own buffer, valid
+// until the next call: for measuring without copying.
+func (e *encoder) observationsTemp(events [][]byte) []byte {
 	e.head(KindObservations)
 	e.buf.WriteString(`,"events":[`)
 	for i, ev := range events {
@@ -156,7 +162,7 @@ func (e *encoder) observations(events [][]byte) []byte {
 		e.buf.Write(ev)
 	}
 	e.buf.WriteString("]}")
-	return bytes.Clone(e.buf.Bytes())
+	return e.buf.Bytes()
 }
 
 // trajectory wraps an already compacted trajectory object.

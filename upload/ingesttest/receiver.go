@@ -140,7 +140,9 @@ func (r *Receiver) Connections() int {
 	return r.conns
 }
 
-// AddToken makes tok a valid ingest token for runID.
+// AddToken makes tok a valid ingest token for runID. The run ID "*" is a
+// test convenience (benchmarks upload to many fresh runs): the token is
+// then valid for any run. A real platform scopes every token to one run.
 func (r *Receiver) AddToken(tok, runID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -355,7 +357,7 @@ func (r *Receiver) handle(req *http.Request, body []byte) (*Response, *httpErr) 
 		return nil, fail(http.StatusUnauthorized, "token expired")
 	case !t.ingest:
 		return nil, fail(http.StatusForbidden, "token does not have the ingest scope")
-	case t.runID != env.RunID:
+	case t.runID != env.RunID && t.runID != "*":
 		return nil, fail(http.StatusForbidden, "token is not scoped to run %q", env.RunID)
 	}
 	return r.commit(env)
