@@ -270,13 +270,13 @@ func TestVerifyTamper(t *testing.T) {
 			return replaceIn(filepath.Join(d, ManifestFile), `"success": 1`, `"success": 2`)
 		}, ProblemFieldMismatch},
 		{"plan edited and rehashed", func(d string) error {
-			if err := replaceIn(filepath.Join(d, PlanFile), `"name": "unit"`, `"name": "other"`); err != nil {
+			if err := replaceIn(filepath.Join(d, PlanFile), `"name":"unit"`, `"name":"other"`); err != nil {
 				return err
 			}
 			return rehash(d, PlanFile)
 		}, ProblemRoundMismatch},
 		{"split made held-out and rehashed", func(d string) error {
-			if err := replaceIn(filepath.Join(d, PlanFile), `"split": "train"`, `"split": "heldout"`); err != nil {
+			if err := replaceIn(filepath.Join(d, PlanFile), `"split":"train"`, `"split":"heldout"`); err != nil {
 				return err
 			}
 			return rehash(d, PlanFile)

@@ -18,17 +18,22 @@ import (
 // tally folds observations, in canonical order, into everything the
 // manifest derives from them: counts, exception types, the round ID. The
 // writer and Verify share it so a saved snapshot is checked by the very
-// code that produced it.
+// code that produced it. It keeps only what it needs from the plan (the
+// sorted trial keys and the digests), so memory does not hold the plan
+// text twice.
 type tally struct {
-	plan         PlanSummary
-	planCanon    []byte
-	planIDs      map[string]bool
+	plan         PlanSummary // Trials is dropped after newTally
+	keys         []trialKey  // the plan's trials, canonical order
+	planDigest   string
+	cohort       string
+	settings     string
 	outcomeRules string
 
-	round     hash.Hash
+	attempts  hash.Hash // over the attempts stream
 	buf       []byte
 	nAttempts int
 	seen      int
+	next      int // index into keys of the next candidate trial
 	lastTask  string
 	lastRep   int
 
@@ -37,36 +42,60 @@ type tally struct {
 	shared     int
 }
 
-func newTally(planJSON []byte, outcomeRules string) (*tally, error) {
+type trialKey struct {
+	task   string
+	repeat int
+}
+
+// newTally reads the normalized plan and returns it canonicalized (the
+// bytes plan.json holds, without its trailing newline).
+func newTally(planJSON []byte, outcomeRules string) (*tally, []byte, error) {
 	canon, err := jcs.Transform(planJSON)
 	if err != nil {
-		return nil, fmt.Errorf("plan is not canonicalizable JSON: %w", err)
+		return nil, nil, fmt.Errorf("plan is not canonicalizable JSON: %w", err)
 	}
 	var p PlanSummary
 	if err := json.Unmarshal(canon, &p); err != nil {
-		return nil, fmt.Errorf("plan does not have the import-plan shape: %w", err)
+		return nil, nil, fmt.Errorf("plan does not have the import-plan shape: %w", err)
 	}
+	planSum := sha256.Sum256(canon)
 	t := &tally{
-		plan:         p,
-		planCanon:    canon,
-		planIDs:      make(map[string]bool, len(p.Trials)),
+		planDigest:   hex.EncodeToString(planSum[:]),
 		outcomeRules: outcomeRules,
-		round:        sha256.New(),
+		attempts:     sha256.New(),
 		exceptions:   map[string]int{},
 	}
-	for _, tr := range p.Trials {
-		id := TrialID(tr.Task, tr.Repeat)
-		if t.planIDs[id] {
-			return nil, fmt.Errorf("plan lists trial %q twice", id)
+	t.keys = make([]trialKey, len(p.Trials))
+	for i, tr := range p.Trials {
+		t.keys[i] = trialKey{tr.Task, tr.Repeat}
+	}
+	slices.SortFunc(t.keys, func(a, b trialKey) int { return CompareTrials(a.task, a.repeat, b.task, b.repeat) })
+	ids := make([]string, len(t.keys))
+	for i, k := range t.keys {
+		if i > 0 && k == t.keys[i-1] {
+			return nil, nil, fmt.Errorf("plan lists trial %q twice", TrialID(k.task, k.repeat))
 		}
-		t.planIDs[id] = true
+		ids[i] = TrialID(k.task, k.repeat)
+	}
+	if t.cohort, err = CohortDigest(ids); err != nil {
+		return nil, nil, err
+	}
+	if t.settings, err = SettingsDigest(p.Protocol.EnvironmentDigest, p.Protocol.HarnessDigest, p.Settings); err != nil {
+		return nil, nil, err
 	}
 	t.counts.Expected = len(p.Trials)
-	// The round preimage is the RFC 8785 form of
-	// {"attempts":[…],"outcome_rules":…,"plan":…,"round_format":…};
-	// members are emitted in that (sorted) order so it can be streamed.
-	t.round.Write([]byte(`{"attempts":[`))
-	return t, nil
+	p.Trials, p.Settings = nil, nil
+	t.plan = p
+	return t, canon, nil
+}
+
+// inPlan reports whether (task, repeat) is a planned trial. Observations
+// arrive in canonical order, so this is a merge against the sorted keys.
+func (t *tally) inPlan(task string, repeat int) bool {
+	for t.next < len(t.keys) && CompareTrials(t.keys[t.next].task, t.keys[t.next].repeat, task, repeat) < 0 {
+		t.next++
+	}
+	return t.next < len(t.keys) && t.keys[t.next] == trialKey{task, repeat}
 }
 
 // appendRoundAttempt appends one element of the round preimage's
@@ -109,11 +138,11 @@ func (t *tally) add(o *Observation) error {
 	if o.TrialID != TrialID(o.Task, o.Repeat) {
 		return fmt.Errorf("trial_id %q does not match task %q and repeat %d", o.TrialID, o.Task, o.Repeat)
 	}
-	if !t.planIDs[o.TrialID] {
-		return fmt.Errorf("trial %q is not in the plan", o.TrialID)
-	}
 	if t.seen > 0 && CompareTrials(t.lastTask, t.lastRep, o.Task, o.Repeat) >= 0 {
 		return fmt.Errorf("trial %q is out of canonical (task, repeat) order or repeated", o.TrialID)
+	}
+	if !t.inPlan(o.Task, o.Repeat) {
+		return fmt.Errorf("trial %q is not in the plan", o.TrialID)
 	}
 	if len(o.AttemptOutcomes) == 0 {
 		return fmt.Errorf("trial %q: an observation needs at least one attempt", o.TrialID)
@@ -142,13 +171,9 @@ func (t *tally) add(o *Observation) error {
 	o.Trainable = IsTrainable(t.plan.Trainable, t.plan.Split, o.Status)
 
 	for _, a := range o.AttemptOutcomes {
-		if t.nAttempts > 0 {
-			t.buf = append(t.buf[:0], ',')
-		} else {
-			t.buf = t.buf[:0]
-		}
-		t.buf = appendRoundAttempt(t.buf, o.TrialID, a)
-		t.round.Write(t.buf)
+		t.buf = appendRoundAttempt(t.buf[:0], o.TrialID, a)
+		t.buf = append(t.buf, '\n')
+		t.attempts.Write(t.buf)
 		t.nAttempts++
 	}
 	switch o.Status {
@@ -174,38 +199,35 @@ func (t *tally) add(o *Observation) error {
 
 // manifest completes the round ID and builds the manifest; files and
 // trajectories are filled by the caller.
+//
+// The round ID is SHA-256 over the RFC 8785 form of
+// {"attempts_sha256", "outcome_rules", "plan_sha256", "round_format"}:
+// a two-level hash, so the plan and the attempts can be hashed as they
+// stream by (docs/snapshot-format.md).
 func (t *tally) manifest(formatVerified bool) (*Manifest, error) {
-	rules, _ := json.Marshal(t.outcomeRules)
-	fmtJSON, _ := json.Marshal(RoundFormat)
-	t.round.Write([]byte(`],"outcome_rules":`))
-	t.round.Write(rules)
-	t.round.Write([]byte(`,"plan":`))
-	t.round.Write(t.planCanon)
-	t.round.Write([]byte(`,"round_format":`))
-	t.round.Write(fmtJSON)
-	t.round.Write([]byte(`}`))
-
-	cohort, err := CohortDigest(t.plan.TrialIDs())
+	pre, err := jcs.Marshal(map[string]string{
+		"attempts_sha256": hex.EncodeToString(t.attempts.Sum(nil)),
+		"outcome_rules":   t.outcomeRules,
+		"plan_sha256":     t.planDigest,
+		"round_format":    RoundFormat,
+	})
 	if err != nil {
 		return nil, err
 	}
-	settings, err := SettingsDigest(t.plan.Protocol.EnvironmentDigest, t.plan.Protocol.HarnessDigest, t.plan.Settings)
-	if err != nil {
-		return nil, err
-	}
+	round := sha256.Sum256(pre)
 	c := t.counts
 	c.Missing = c.Expected - t.seen
 	m := &Manifest{
 		Format:  Format,
-		RoundID: "native:" + hex.EncodeToString(t.round.Sum(nil)),
+		RoundID: "native:" + hex.EncodeToString(round[:]),
 		Name:    t.plan.Name,
 		Source:  Source{Format: t.plan.Source.Format, Revision: t.plan.Source.Revision, FormatVerified: formatVerified},
 		Protocol: Protocol{
 			DigestRules:    DigestRules,
 			DatasetDigest:  t.plan.Protocol.DatasetDigest,
-			CohortDigest:   cohort,
+			CohortDigest:   t.cohort,
 			VerifierDigest: t.plan.Protocol.VerifierDigest,
-			SettingsDigest: settings,
+			SettingsDigest: t.settings,
 			Split:          t.plan.Split,
 		},
 		Checkpoint:     t.plan.Checkpoint,

@@ -213,7 +213,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
 		return finish(rep), nil
 	}
-	t, err := newTally(planJSON, saved.OutcomeRules)
+	t, _, err := newTally(planJSON, saved.OutcomeRules)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
 		return finish(rep), nil

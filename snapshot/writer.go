@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -52,7 +51,7 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 	if err := safefs.MustNotExist(dir); err != nil {
 		return nil, err
 	}
-	t, err := newTally(planJSON, opts.OutcomeRules)
+	t, canon, err := newTally(planJSON, opts.OutcomeRules)
 	if err != nil {
 		return nil, err
 	}
@@ -70,12 +69,9 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 			w.Abort()
 		}
 	}()
-	var pretty bytes.Buffer
-	if err := json.Indent(&pretty, t.planCanon, "", "  "); err != nil {
-		return nil, err
-	}
-	pretty.WriteByte('\n')
-	if err := w.writeFile(PlanFile, pretty.Bytes()); err != nil {
+	// plan.json is the canonical form itself plus a newline, written
+	// without an indented copy so a 100,000-trial plan is not held twice.
+	if err := w.writeFile(PlanFile, append(canon, '\n')); err != nil {
 		return nil, err
 	}
 	w.obsFile, err = os.OpenFile(filepath.Join(tmp, ObservationsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
