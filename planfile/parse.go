@@ -34,6 +34,8 @@ func Parse(data []byte, name string, opts Options) (*Plan, []Finding) {
 		}, off: 0})
 		return nil, finish(data, found, opts)
 	}
+	// Secrets are looked for everywhere, execution included.
+	found = append(found, secretFields(obj)...)
 	if d.hasExec {
 		// Eval plans (SPEC §8) carry an execution section whose rules live
 		// with the evaluator; it is kept raw and kept out of the schema.
@@ -45,7 +47,6 @@ func Parse(data []byte, name string, opts Options) (*Plan, []Finding) {
 		p.Execution = json.RawMessage(d.execRaw)
 	}
 	found = append(found, c.rules(p, opts)...)
-	found = append(found, secretFields(obj)...)
 	return p, finish(data, found, opts)
 }
 
@@ -259,7 +260,7 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 	// Harbor revision: one the adapter was validated against.
 	if rev := p.Source.Revision; rev != "" && !harbor.IsValidated(rev) {
 		f := errAt(CodeRevisionUnverified, "/source/revision",
-			fmt.Sprintf("Harbor revision %q is not one tpctl was validated against", clip(rev)),
+			fmt.Sprintf("harbor revision %q is not one tpctl was validated against", clip(rev)),
 			"run 'tpctl formats' for the validated revisions, or pass --allow-unverified-format (the snapshot then records format_verified: false)")
 		if opts.AllowUnverifiedFormat {
 			f.Severity = SeverityWarning
@@ -273,13 +274,14 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 		repeat int
 	}
 	seenTrial := make(map[key]int, len(p.Trials))
-	seenDir := make(map[string]string)
+	seenDir := make(map[string][2]int, len(p.Trials))
 	for i, t := range p.Trials {
-		tptr := "/trials/" + strconv.Itoa(i)
+		// Pointers are built only for findings: most plans have none.
+		tptr := func() string { return "/trials/" + strconv.Itoa(i) }
 		if c.trialOK[i] {
 			k := key{t.Task, t.Repeat}
 			if first, dup := seenTrial[k]; dup {
-				out = append(out, errAt(CodeDuplicateTrial, tptr,
+				out = append(out, errAt(CodeDuplicateTrial, tptr(),
 					fmt.Sprintf("trial %q is planned twice (first at /trials/%d)", t.ID(), first),
 					"give each sample of a task its own repeat number; a re-execution of the same sample is a higher retry in one trial's attempts"))
 			} else {
@@ -288,12 +290,12 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 		}
 		seenRetry := make(map[int]int, len(t.Attempts))
 		for j, a := range t.Attempts {
-			aptr := tptr + "/attempts/" + strconv.Itoa(j)
+			aptr := func() string { return tptr() + "/attempts/" + strconv.Itoa(j) }
 			if !c.retryOK[i][j] {
 				// Reported by the schema; not compared.
 			} else if first, dup := seenRetry[a.Retry]; dup {
-				out = append(out, errAt(CodeDuplicateRetry, aptr+"/retry",
-					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr, first),
+				out = append(out, errAt(CodeDuplicateRetry, aptr()+"/retry",
+					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr(), first),
 					"number the attempts of one trial 0, 1, 2, …; the highest retry is the trial's result"))
 			} else {
 				seenRetry[a.Retry] = j
@@ -301,20 +303,19 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 			if !c.dirOK[i][j] {
 				continue
 			}
-			dptr := aptr + "/dir"
 			if err := safefs.CheckRel(a.Dir); err != nil {
-				out = append(out, pathFinding(dptr, a.Dir, err))
+				out = append(out, pathFinding(aptr()+"/dir", a.Dir, err))
 			}
 			// Compare cleaned forms so a/b and a//b are one folder; the
 			// unclean spelling is also reported above as path_unclean.
 			if a.Dir != "" && !strings.HasPrefix(a.Dir, "/") {
 				cl := path.Clean(a.Dir)
 				if first, dup := seenDir[cl]; dup {
-					out = append(out, errAt(CodeDuplicateDir, dptr,
-						fmt.Sprintf("folder %q is already used at %s", a.Dir, first),
+					out = append(out, errAt(CodeDuplicateDir, aptr()+"/dir",
+						fmt.Sprintf("folder %q is already used at /trials/%d/attempts/%d/dir", a.Dir, first[0], first[1]),
 						"each attempt has its own folder; only the plan says which trial a folder belongs to"))
 				} else {
-					seenDir[cl] = dptr
+					seenDir[cl] = [2]int{i, j}
 				}
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"sort"
 	"strconv"
 	"strings"
@@ -49,12 +48,16 @@ func escapePointer(s string) string {
 }
 
 // decoder builds a generic tree (map[string]any, []any, string,
-// json.Number, bool, nil) from the tokens of encoding/json, adding what
-// encoding/json does not check: duplicate member names and a depth cap.
-// It also remembers the raw bytes of a top-level "execution" member.
+// json.Number, bool, nil) from the plan's bytes. It is a small
+// hand-written scanner rather than json.Decoder.Token, which allocates and
+// formats an error per token and made parsing slower than the lstat calls
+// of a check; it also finds what encoding/json does not report: duplicate
+// member names and nesting past MaxDepth. Errors carry exact offsets.
+// FuzzDecodeTree checks it against encoding/json.
 type decoder struct {
 	data     []byte
-	dec      *json.Decoder
+	i        int
+	dec      *json.Decoder // only for locate
 	path     []pathElem
 	depth    int
 	found    []pending
@@ -66,8 +69,8 @@ type decoder struct {
 // errStop ends decoding after a finding that makes the rest meaningless.
 var errStop = errors.New("stop")
 
-// start returns the offset where the next token begins: InputOffset is
-// the end of the previous token, so skip white space and separators.
+// start returns the offset where the next token begins for locate, whose
+// json.Decoder reports the end of the previous token.
 func (d *decoder) start() int {
 	off := int(d.dec.InputOffset())
 	for off < len(d.data) {
@@ -92,94 +95,258 @@ func (d *decoder) syntax(off int, msg string) error {
 	return errStop
 }
 
-func (d *decoder) tokenErr(err error) error {
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &se):
-		off := int(se.Offset) - 1
-		if off < 0 {
-			off = 0
-		}
-		return d.syntax(off, "invalid JSON: "+se.Error())
-	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return d.syntax(len(d.data), "invalid JSON: unexpected end of input (an object or array is not closed)")
+// unexpected reports the byte at the cursor (or the end of input).
+func (d *decoder) unexpected(what string) error {
+	if d.i >= len(d.data) {
+		return d.syntax(len(d.data), "invalid JSON: unexpected end of input "+what)
 	}
-	return d.syntax(d.start(), "invalid JSON: "+err.Error())
+	r, _ := utf8.DecodeRune(d.data[d.i:])
+	return d.syntax(d.i, fmt.Sprintf("invalid JSON: unexpected character %q %s", r, what))
+}
+
+func (d *decoder) ws() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
 }
 
 func (d *decoder) value() (any, error) {
-	off := d.start()
-	tok, err := d.dec.Token()
-	if err != nil {
-		return nil, d.tokenErr(err)
+	d.ws()
+	if d.i >= len(d.data) {
+		return nil, d.unexpected("(a value is missing)")
 	}
-	delim, ok := tok.(json.Delim)
-	if !ok {
-		return tok, nil
+	switch c := d.data[d.i]; {
+	case c == '{':
+		return d.object()
+	case c == '[':
+		return d.array()
+	case c == '"':
+		return d.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
 	}
+	return nil, d.unexpected("looking for the beginning of a value")
+}
+
+func (d *decoder) enter() error {
 	d.depth++
-	defer func() { d.depth-- }()
 	if d.depth > MaxDepth {
-		return nil, d.syntax(off, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth))
+		return d.syntax(d.i, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth))
 	}
-	switch delim {
-	case '{':
-		m := make(map[string]any)
-		for d.dec.More() {
-			koff := d.start()
-			kt, err := d.dec.Token()
-			if err != nil {
-				return nil, d.tokenErr(err)
-			}
-			key, ok := kt.(string)
-			if !ok {
-				return nil, d.syntax(koff, "invalid JSON: object member name is not a string")
-			}
-			d.path = append(d.path, pathElem{key: key})
-			capture := d.execWant && d.depth == 1 && key == "execution"
-			voff := d.start()
-			v, err := d.value()
-			if err != nil {
-				return nil, err
-			}
-			if capture {
-				d.execRaw = bytes.Clone(d.data[voff:d.dec.InputOffset()])
-				d.hasExec = true
-			}
-			if _, dup := m[key]; dup {
-				d.found = append(d.found, pending{Finding: Finding{
-					Severity: SeverityError,
-					Code:     CodeDuplicateKey,
-					Pointer:  pointerOf(d.path),
-					Message:  fmt.Sprintf("member %q appears more than once in the same object; only the first is used", key),
-					Hint:     "keep one of the members and delete the others",
-				}, off: koff})
-			} else {
-				m[key] = v
-			}
-			d.path = d.path[:len(d.path)-1]
-		}
-		if _, err := d.dec.Token(); err != nil {
-			return nil, d.tokenErr(err)
-		}
+	return nil
+}
+
+func (d *decoder) object() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
+	d.i++ // {
+	m := make(map[string]any)
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == '}' {
+		d.i++
 		return m, nil
-	default: // '['
-		a := make([]any, 0, 4)
-		for i := 0; d.dec.More(); i++ {
-			d.path = append(d.path, pathElem{index: i, isIdx: true})
-			v, err := d.value()
-			if err != nil {
-				return nil, err
+	}
+	for {
+		d.ws()
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return nil, d.unexpected("where a member name (a string) was expected")
+		}
+		koff := d.i
+		kv, err := d.str()
+		if err != nil {
+			return nil, err
+		}
+		key := kv.(string)
+		d.ws()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return nil, d.unexpected("after a member name (expected ':')")
+		}
+		d.i++
+		d.path = append(d.path, pathElem{key: key})
+		d.ws()
+		voff := d.i
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		if d.execWant && d.depth == 1 && key == "execution" {
+			d.execRaw = bytes.Clone(d.data[voff:d.i])
+			d.hasExec = true
+		}
+		if _, dup := m[key]; dup {
+			d.found = append(d.found, pending{Finding: Finding{
+				Severity: SeverityError,
+				Code:     CodeDuplicateKey,
+				Pointer:  pointerOf(d.path),
+				Message:  fmt.Sprintf("member %q appears more than once in the same object; only the first is used", key),
+				Hint:     "keep one of the members and delete the others",
+			}, off: koff})
+		} else {
+			m[key] = v
+		}
+		d.path = d.path[:len(d.path)-1]
+		d.ws()
+		if d.i < len(d.data) {
+			switch d.data[d.i] {
+			case ',':
+				d.i++
+				continue
+			case '}':
+				d.i++
+				return m, nil
 			}
-			a = append(a, v)
-			d.path = d.path[:len(d.path)-1]
 		}
-		if _, err := d.dec.Token(); err != nil {
-			return nil, d.tokenErr(err)
-		}
-		return a, nil
+		return nil, d.unexpected("after an object member (expected ',' or '}')")
 	}
 }
+
+func (d *decoder) array() (any, error) {
+	if err := d.enter(); err != nil {
+		return nil, err
+	}
+	defer func() { d.depth-- }()
+	d.i++ // [
+	a := make([]any, 0, 4)
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		return a, nil
+	}
+	for n := 0; ; n++ {
+		d.path = append(d.path, pathElem{index: n, isIdx: true})
+		v, err := d.value()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
+		d.path = d.path[:len(d.path)-1]
+		d.ws()
+		if d.i < len(d.data) {
+			switch d.data[d.i] {
+			case ',':
+				d.i++
+				continue
+			case ']':
+				d.i++
+				return a, nil
+			}
+		}
+		return nil, d.unexpected("after an array element (expected ',' or ']')")
+	}
+}
+
+func (d *decoder) literal(word string) error {
+	for k := 0; k < len(word); k++ {
+		if d.i >= len(d.data) || d.data[d.i] != word[k] {
+			return d.unexpected("in literal " + word)
+		}
+		d.i++
+	}
+	return nil
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// number scans the JSON number grammar and keeps the exact text.
+func (d *decoder) number() (any, error) {
+	start := d.i
+	digits := func() bool {
+		n := d.i
+		for d.i < len(d.data) && isDigit(d.data[d.i]) {
+			d.i++
+		}
+		return d.i > n
+	}
+	if d.data[d.i] == '-' {
+		d.i++
+	}
+	switch {
+	case d.i < len(d.data) && d.data[d.i] == '0':
+		d.i++
+	case !digits():
+		return nil, d.unexpected("in number (expected a digit)")
+	}
+	if d.i < len(d.data) && d.data[d.i] == '.' {
+		d.i++
+		if !digits() {
+			return nil, d.unexpected("after a decimal point (expected a digit)")
+		}
+	}
+	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
+		d.i++
+		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
+			d.i++
+		}
+		if !digits() {
+			return nil, d.unexpected("in exponent (expected a digit)")
+		}
+	}
+	return json.Number(d.data[start:d.i]), nil
+}
+
+// str scans a string; only strings with escapes go through encoding/json,
+// which decodes \u surrogate pairs exactly as the standard requires.
+func (d *decoder) str() (any, error) {
+	start := d.i
+	d.i++ // opening quote
+	escaped := false
+	for d.i < len(d.data) {
+		c := d.data[d.i]
+		switch {
+		case c == '"':
+			d.i++
+			if !escaped {
+				return string(d.data[start+1 : d.i-1]), nil
+			}
+			var s string
+			if err := json.Unmarshal(d.data[start:d.i], &s); err != nil {
+				return nil, d.syntax(start, "invalid JSON: bad string: "+err.Error())
+			}
+			return s, nil
+		case c < 0x20:
+			return nil, d.syntax(d.i, "invalid JSON: control character in string (escape it, e.g. \\n)")
+		case c == '\\':
+			escaped = true
+			if d.i+1 >= len(d.data) {
+				d.i++
+				return nil, d.unexpected("in string escape")
+			}
+			switch e := d.data[d.i+1]; e {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.i += 2
+			case 'u':
+				for k := 2; k < 6; k++ {
+					if d.i+k >= len(d.data) || !isHex(d.data[d.i+k]) {
+						d.i += k
+						return nil, d.unexpected("in \\u escape (expected 4 hex digits)")
+					}
+				}
+				d.i += 6
+			default:
+				d.i++
+				return nil, d.unexpected("in string escape")
+			}
+		default:
+			d.i++
+		}
+	}
+	return nil, d.unexpected("in string (missing closing quote)")
+}
+
+func isHex(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') }
 
 // decodeTree parses data strictly. ok is false when the document is not
 // usable JSON (the findings then say why).
@@ -201,15 +368,13 @@ func decodeTree(data []byte, wantExec bool) (root any, d *decoder, ok bool) {
 		d.syntax(off, "plan is not valid UTF-8")
 		return nil, d, false
 	}
-	d.dec = json.NewDecoder(bytes.NewReader(data))
-	d.dec.UseNumber()
 	root, err := d.value()
 	if err != nil {
 		return nil, d, false
 	}
-	end := d.start()
-	if end < len(data) {
-		d.syntax(end, "unexpected data after the end of the plan's JSON object")
+	d.ws()
+	if d.i < len(data) {
+		d.syntax(d.i, "unexpected data after the end of the plan's JSON object")
 		return nil, d, false
 	}
 	return root, d, true
@@ -300,6 +465,9 @@ func locate(data []byte, want map[string]int) {
 // place turns pending findings into located ones: offsets known at parse
 // time are used as they are, the rest are found by pointer.
 func place(data []byte, ps []pending) []Finding {
+	if len(ps) == 0 {
+		return []Finding{}
+	}
 	want := map[string]int{}
 	for _, p := range ps {
 		if p.off >= 0 {
