@@ -33,7 +33,7 @@ type task struct {
 
 // basePlan returns a valid eval plan (as a JSON tree) for the tasks, with
 // trials (task, 0..repeats-1) in the order given, run by the test binary.
-func basePlan(t *testing.T, tasks ...task) map[string]any {
+func basePlan(t testing.TB, tasks ...task) map[string]any {
 	t.Helper()
 	self, err := os.Executable()
 	if err != nil {
@@ -70,7 +70,7 @@ func basePlan(t *testing.T, tasks ...task) map[string]any {
 
 // writePlan writes the task folders and the plan into dir and returns the
 // plan's path.
-func writePlan(t *testing.T, dir string, plan map[string]any, tasks ...task) string {
+func writePlan(t testing.TB, dir string, plan map[string]any, tasks ...task) string {
 	t.Helper()
 	for _, tk := range tasks {
 		td := filepath.Join(dir, "tasks", tk.name)
@@ -89,7 +89,7 @@ func writePlan(t *testing.T, dir string, plan map[string]any, tasks ...task) str
 	return p
 }
 
-func mustWrite(t *testing.T, path, data string) {
+func mustWrite(t testing.TB, path, data string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)

@@ -31,9 +31,10 @@
 //
 // For assertions the substitute also honours:
 //
-//	FAKE_HARBOR_READY  a file it writes "<pid> <parent pid>" to once the
-//	                   trial is running (tests wait for it, then signal
-//	                   the parent, tpctl)
+//	FAKE_HARBOR_READY  a file it writes "<pid> <parent pid>" to once a
+//	                   trial that waits for a signal (hang, ignore-sigint,
+//	                   slow-cleanup) is running; tests wait for it, then
+//	                   signal the parent, tpctl
 //	FAKE_HARBOR_LOCK   a folder in which it holds the file "running" while
 //	                   a trial runs; finding it already there means two
 //	                   trials ran at once, which it reports and exits 3
@@ -271,15 +272,16 @@ func trialStart(args []string, stdout, stderr io.Writer) int {
 	start := time.Now().UTC()
 	_ = os.WriteFile(filepath.Join(trialDir, "trial.log"), []byte("Starting trial "+cfg.TrialName+"\n"), 0o644)
 	_ = os.WriteFile(filepath.Join(trialDir, "config.json"), raw, 0o644)
-	if p := os.Getenv("FAKE_HARBOR_READY"); p != "" {
+	// Only a trial that waits for a signal announces itself, so a test that
+	// waits for the file signals tpctl while that trial is running.
+	if p := os.Getenv("FAKE_HARBOR_READY"); p != "" && waitsForSignal(sc.Kind) {
 		_ = os.WriteFile(p, fmt.Appendf(nil, "%d %d\n", os.Getpid(), os.Getppid()), 0o644)
 	}
 
-	var wait <-chan time.Time
-	switch sc.Kind {
-	case "hang", "ignore-sigint", "slow-cleanup":
-		// No timer: run until a signal.
-	default:
+	// Hanging scenarios run until a signal; the hour-long timer also keeps
+	// Go's deadlock detector quiet while nothing else can happen.
+	wait := time.After(time.Hour)
+	if !waitsForSignal(sc.Kind) {
 		wait = time.After(sc.Delay)
 	}
 	cancelled := false
@@ -337,6 +339,10 @@ func trialStart(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Rewards: %s\n", r.VerifierResult.Rewards)
 	}
 	return 0
+}
+
+func waitsForSignal(kind string) bool {
+	return kind == "hang" || kind == "ignore-sigint" || kind == "slow-cleanup"
 }
 
 func readCapped(path string, limit int64) ([]byte, error) {

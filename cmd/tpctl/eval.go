@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/tuneplane/tpctl/evalrun"
+	"github.com/tuneplane/tpctl/upload"
+)
+
+func init() { addCommand(newEvalCmd) }
+
+func newEvalCmd(a *app) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "eval",
+		Short: "Run a small native evaluation of one checkpoint through Harbor",
+		Long: `An eval plan is an import plan whose trials have not run yet, plus an
+"execution" section: task folders, agent, model routing name and endpoint,
+Harbor environment type, time limits and the Harbor command. 'eval check-plan'
+checks it offline; 'eval run' runs every trial once, one at a time, and saves
+the same snapshot as 'tpctl import'. See docs/eval.md and
+schemas/eval-plan.v1.json.`,
+		Args: cobra.NoArgs,
+	}
+	cmd.AddCommand(newEvalCheckPlanCmd(a), newEvalRunCmd(a))
+	return cmd
+}
+
+func newEvalCheckPlanCmd(a *app) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check-plan PLAN",
+		Short: "Check an eval plan offline: task folders, declarations, generated Harbor configs",
+		Long: `Check an eval plan without Harbor and without starting anything: every
+import-plan rule (digests, pinned checkpoint, unique trials, …), at most 128
+trials with no attempts yet, each task folder (relative to the plan's folder)
+exists with a readable task.toml and no symlinks, no secret-looking field or
+value, and every generated Harbor TrialConfig valid against tpctl's embedded
+schema for the plan's Harbor revision. Every finding is reported at once.
+
+Output: text, json ({"valid","plan","trials","findings":[…]}, as plan check)
+or github (Actions annotations).
+
+Exit status: 0 the plan is valid; 1 it has errors; 2 it cannot be read.`,
+		Example: `  tpctl eval check-plan testdata/eval/eval-plan.json
+  tpctl eval check-plan eval-plan.json --output github`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, rep, err := evalrun.CheckPlan(args[0])
+			if err != nil {
+				return inputErr(err, "check the PLAN path")
+			}
+			switch a.output {
+			case outputJSON:
+				err = writePlanJSON(a.io.Out, rep)
+			case outputGitHub:
+				err = writePlanGitHub(a.io.Out, rep)
+			default:
+				err = writePlanText(a.io, rep)
+			}
+			if err != nil {
+				return fmt.Errorf("failed to write the report: %w", err)
+			}
+			if !rep.Valid {
+				return silentFinding(errors.New("eval plan is invalid"))
+			}
+			return nil
+		},
+	}
+}
+
+type evalRunOptions struct {
+	plan   string
+	out    string
+	upload bool
+}
+
+func newEvalRunCmd(a *app) *cobra.Command {
+	var o evalRunOptions
+	cmd := &cobra.Command{
+		Use:   "run PLAN --out NEW_DIR [--upload]",
+		Short: "Run every trial of an eval plan through Harbor, one at a time, and save a snapshot",
+		Long: `Run an eval plan: check it, write every Harbor TrialConfig and validate it,
+write NEW_DIR/execution.json, then run each trial once, in (task, repeat)
+order, with 'harbor trial start -c NEW_DIR/configs/<name>.json --trials-dir
+NEW_DIR/trials --trial-name <name>' (HARBOR_TELEMETRY=off, own process group,
+output in NEW_DIR/logs/<name>.log). Nothing is retried and NEW_DIR must not
+exist: an uncertain run is never resumed.
+
+At a trial's time limit tpctl sends SIGINT (Harbor cleans up its sandbox only
+on SIGINT), waits up to the cleanup grace period, then kills the process group
+and records that the sandbox may have been left behind. Cleanup is
+cooperative, not guaranteed: also set your sandbox provider's resource TTL.
+A trial that times out, exits non-zero or writes no result.json stops the
+remaining trials, which stay in the plan as missing. SIGINT/SIGTERM to tpctl
+cancel the running trial the same way and save the partial results.
+
+Then NEW_DIR/import-plan.json (the resolved import plan) and the snapshot
+NEW_DIR/snapshot are written, and with --upload the snapshot is uploaded.
+
+Exit status: 0 every planned trial finished and was scored (wrong answers
+are fine); 1 anything unscored, an infra error or not run, or an invalid plan;
+2 usage, unreadable plan, existing NEW_DIR, Harbor not found, agent.env unset;
+3 upload failed (the snapshot is saved: 'tpctl upload NEW_DIR/snapshot');
+130/143 interrupted by SIGINT/SIGTERM (partial snapshot saved).`,
+		Example: `  tpctl eval check-plan eval-plan.json
+  tpctl eval run eval-plan.json --out runs/2026-09-01
+  tpctl snapshot verify runs/2026-09-01/snapshot`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.plan = args[0]
+			return runEval(cmd.Context(), a, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.out, "out", "", "new folder for configs, logs, Harbor trials, records and the snapshot (must not exist)")
+	f.BoolVar(&o.upload, "upload", false, "after saving the snapshot, upload it (needs TUNEPLANE_JOB_ENDPOINT, TUNEPLANE_JOB_RUN_ID, TUNEPLANE_JOB_TOKEN)")
+	return cmd
+}
+
+func runEval(ctx context.Context, a *app, o evalRunOptions) error {
+	if o.out == "" {
+		return usageErr(errors.New("--out is required"), "tpctl eval run PLAN --out NEW_DIR")
+	}
+	// Credentials are checked before anything starts.
+	var upCfg *upload.Config
+	if o.upload {
+		cfg, err := a.uploadConfig()
+		if err != nil {
+			return err
+		}
+		upCfg = &cfg
+	}
+	version, revision := toolVersion()
+	res, err := evalrun.Run(ctx, evalrun.RunOptions{
+		PlanPath:     o.plan,
+		Out:          o.out,
+		ToolVersion:  version,
+		ToolRevision: revision,
+		Progress:     a.io.ErrOut,
+	})
+	if res == nil || res.Manifest == nil {
+		return evalStartError(a, o, err)
+	}
+	if perr := printEvalResult(a, res); perr != nil {
+		return perr
+	}
+	var ie *evalrun.InterruptedError
+	if errors.As(err, &ie) {
+		// The interrupted error unwraps to the signal, which sets 130/143.
+		return &cliError{code: codeOf(ie.Cause), err: err, hints: []string{
+			fmt.Sprintf("the partial results are saved in %s; inspect them with: tpctl snapshot show %s", res.Snapshot, res.Snapshot),
+			"to evaluate again, start a new run with a new --out (a run is never resumed)",
+		}}
+	}
+	if err != nil {
+		return findingErr(err, fmt.Sprintf("the run's records are in %s (execution.json, execution-errors.json, logs/)", o.out))
+	}
+	if upCfg != nil {
+		if err := a.runUpload(ctx, res.Snapshot, *upCfg); err != nil {
+			return err
+		}
+	}
+	if !res.Complete() {
+		return findingErr(errors.New("evaluation incomplete: "+incompleteSummary(res)),
+			fmt.Sprintf("see %s/%s and %s/logs/; fix the cause, then run again with a new --out", o.out, evalrun.ErrorsFile, o.out))
+	}
+	return nil
+}
+
+// evalStartError maps failures before any snapshot exists to exit codes.
+func evalStartError(a *app, o evalRunOptions, err error) error {
+	var invalid *evalrun.PlanInvalidError
+	var exists *evalrun.OutExistsError
+	var notFound *evalrun.HarborNotFoundError
+	var missing *evalrun.MissingEnvError
+	switch {
+	case err == nil:
+		return errors.New("evaluation produced no snapshot")
+	case errors.As(err, &invalid):
+		if a.jsonOutput() {
+			_ = writePlanJSON(a.io.ErrOut, invalid.Report)
+		} else {
+			_ = writePlanText(a.io, invalid.Report)
+		}
+		return findingErr(err, "fix the findings above; check with: tpctl eval check-plan "+o.plan)
+	case errors.As(err, &exists):
+		return usageErr(err, "choose a new --out; an earlier run's snapshot is in its snapshot/ folder (tpctl snapshot show DIR/snapshot)")
+	case errors.As(err, &notFound):
+		return inputErr(err, "install Harbor at the plan's validated revision, or set execution.harbor.command to its path")
+	case errors.As(err, &missing):
+		return usageErr(err, "export "+strings.Join(missing.Names, ", ")+" before running; values are never written to any file")
+	case errors.Is(err, context.Canceled):
+		return err
+	}
+	return inputErr(err, "check the PLAN path and the --out parent folder")
+}
+
+func incompleteSummary(r *evalrun.Result) string {
+	if r.Manifest == nil {
+		return "no snapshot"
+	}
+	c := r.Manifest.Counts
+	return fmt.Sprintf("%d of %d planned trials scored; %d unscored, %d infra error, %d not run",
+		c.Scored(), c.Expected, c.Unscored, c.InfraError, c.Missing)
+}
+
+func printEvalResult(a *app, r *evalrun.Result) error {
+	if a.jsonOutput() {
+		return manifestJSON(a.io.Out, r.Manifest, map[string]any{
+			"path":        r.Snapshot,
+			"out":         r.Out,
+			"complete":    r.Complete(),
+			"planned":     r.Planned,
+			"started":     r.Started,
+			"not_run":     r.NotRun,
+			"errors":      r.Errors,
+			"interrupted": r.Interrupted,
+			"warnings":    r.Import.Warnings,
+		})
+	}
+	printSummary(a, r.Manifest, r.Snapshot)
+	st := a.io.Styles()
+	w := a.io.Out
+	for _, e := range r.Errors {
+		fmt.Fprintf(w, "%s %s (%s): %s: %s\n", st.Error.Render("trial error"), e.TrialID, e.TrialName, e.Type, e.Message)
+	}
+	for _, wn := range r.Import.Warnings {
+		fmt.Fprintf(w, "%s %s: %s\n", st.Warn.Render("warning"), wn.Code, wn.Message)
+	}
+	return writeEvalVerdict(w, a, r)
+}
+
+func writeEvalVerdict(w io.Writer, a *app, r *evalrun.Result) error {
+	st := a.io.Styles()
+	var err error
+	if r.Complete() {
+		_, err = fmt.Fprintf(w, "%s\n", st.OK.Render(fmt.Sprintf("evaluation complete: all %d planned trials finished and were scored", r.Planned)))
+	} else {
+		_, err = fmt.Fprintf(w, "%s\n", st.Warn.Render("evaluation incomplete: "+incompleteSummary(r)))
+	}
+	return err
+}

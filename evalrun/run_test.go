@@ -1,0 +1,439 @@
+package evalrun
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// runEval writes the plan and runs it with the substitute harbor.
+func runEval(t *testing.T, ctx context.Context, plan map[string]any, tasks ...task) (string, *Result, error) {
+	t.Helper()
+	dir := t.TempDir()
+	path := writePlan(t, dir, plan, tasks...)
+	lock := filepath.Join(dir, "lock")
+	if err := os.Mkdir(lock, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	env := append(os.Environ(), "EVALRUN_FAKE_HARBOR=1", "FAKE_HARBOR_LOCK="+lock,
+		"TUNEPLANE_JOB_TOKEN=must-not-reach-harbor", "HOSTED_VLLM_API_KEY=k")
+	res, err := Run(ctx, RunOptions{PlanPath: path, Out: out, ToolVersion: "test", Env: env})
+	return out, res, err
+}
+
+type trialLog struct {
+	start, end int64
+	starts     int
+	text       string
+}
+
+func readLog(t *testing.T, out, name string) trialLog {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, LogsDir, name+".log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var l trialLog
+	l.text = string(b)
+	sc := bufio.NewScanner(strings.NewReader(l.text))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 4 && f[0] == "fakeharbor:" {
+			n, _ := strconv.ParseInt(f[3], 10, 64)
+			switch f[1] {
+			case "start":
+				l.start = n
+				l.starts++
+			case "end":
+				l.end = n
+			}
+		}
+	}
+	return l
+}
+
+func readErrors(t *testing.T, out string) ErrorsRecord {
+	t.Helper()
+	var r ErrorsRecord
+	b, err := os.ReadFile(filepath.Join(out, ErrorsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func readExec(t *testing.T, out string) ExecutionRecord {
+	t.Helper()
+	var r ExecutionRecord
+	b, err := os.ReadFile(filepath.Join(out, ExecutionFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func verifySnapshot(t *testing.T, out string) *snapshot.Manifest {
+	t.Helper()
+	dir := filepath.Join(out, SnapshotDir)
+	rep, err := snapshot.Verify(dir)
+	if err != nil {
+		t.Fatalf("snapshot.Verify: %v", err)
+	}
+	if !rep.OK {
+		t.Errorf("snapshot.Verify found problems: %+v", rep.Problems)
+	}
+	m, err := snapshot.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func states(r ExecutionRecord) []string {
+	var s []string
+	for _, tr := range r.Trials {
+		s = append(s, tr.Name+"="+tr.State)
+	}
+	return s
+}
+
+func TestRunCompleteSequential(t *testing.T) {
+	tasks := []task{
+		{name: "alpha", scenario: "success,delay=0.05", repeats: 2},
+		{name: "beta", scenario: "score0"},
+		{name: "gamma", scenario: "agent-timeout"},
+	}
+	plan := basePlan(t, tasks...)
+	execOf(plan)["agent"].(map[string]any)["env"] = []any{"HOSTED_VLLM_API_KEY"}
+	out, res, err := runEval(t, context.Background(), plan, tasks...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete() {
+		t.Fatalf("run not complete: %+v", res)
+	}
+	m := verifySnapshot(t, out)
+	want := snapshot.Counts{Expected: 4, Success: 3, Failure: 1}
+	if diff := cmp.Diff(want, m.Counts); diff != "" {
+		t.Errorf("counts mismatch (-want +got):\n%s", diff)
+	}
+	// One at a time, in (task, repeat) order, each started exactly once:
+	// every trial ends before the next one starts.
+	names := []string{"alpha__0", "alpha__1", "beta__0", "gamma__0"}
+	var prevEnd int64
+	for _, n := range names {
+		l := readLog(t, out, n)
+		if l.starts != 1 {
+			t.Errorf("%s started %d times, want 1 (no retries)", n, l.starts)
+		}
+		if l.start == 0 || l.end == 0 || l.start <= prevEnd {
+			t.Errorf("%s ran from %d to %d, previous trial ended at %d: trials overlap or are out of order", n, l.start, l.end, prevEnd)
+		}
+		if strings.Contains(l.text, "CONCURRENT") {
+			t.Errorf("%s saw another trial running", n)
+		}
+		if !strings.Contains(l.text, "fakeharbor: telemetry=off") {
+			t.Errorf("%s ran without HARBOR_TELEMETRY=off:\n%s", n, l.text)
+		}
+		prevEnd = l.end
+	}
+	rec := readExec(t, out)
+	if diff := cmp.Diff([]string{"alpha__0=finished", "alpha__1=finished", "beta__0=finished", "gamma__0=finished"}, states(rec)); diff != "" {
+		t.Errorf("states mismatch (-want +got):\n%s", diff)
+	}
+	if rec.Harbor.Version != "0.22.0" || rec.Plan.SHA256 == "" || rec.StartedAt == "" || rec.FinishedAt == nil {
+		t.Errorf("execution.json lacks version, digest or times: %+v", rec)
+	}
+	if errs := readErrors(t, out); len(errs.Errors) != 0 || errs.Format != ErrorsFormat {
+		t.Errorf("execution-errors.json = %+v, want no errors", errs)
+	}
+	// The resolved plan is a valid import plan for the output folder and
+	// carries the effective settings.
+	var resolved map[string]any
+	b, err := os.ReadFile(filepath.Join(out, ResolvedPlanFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &resolved); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := resolved["execution"]; ok {
+		t.Error("resolved plan still has an execution section")
+	}
+	if _, ok := resolved["settings"].(map[string]any)["execution"]; !ok {
+		t.Error("resolved plan settings lack the effective execution settings")
+	}
+	// The platform token never reaches Harbor.
+	cfg, _ := os.ReadFile(filepath.Join(out, "trials", "alpha__0", "config.json"))
+	if strings.Contains(string(cfg), "must-not-reach") {
+		t.Error("TUNEPLANE_* value found in the trial config")
+	}
+}
+
+func TestRunStopsOnFirstFailure(t *testing.T) {
+	cases := []struct {
+		scenario string
+		errType  string
+		counts   snapshot.Counts
+		state    string
+	}{
+		{"exit1", ErrExitNonZero, snapshot.Counts{Expected: 3, Success: 1, Unscored: 1, Missing: 1}, "failed"},
+		{"no-result", ErrResultMissing, snapshot.Counts{Expected: 3, Success: 1, Unscored: 1, Missing: 1}, "failed"},
+	}
+	for _, c := range cases {
+		t.Run(c.scenario, func(t *testing.T) {
+			tasks := []task{{name: "a", scenario: "success"}, {name: "b", scenario: c.scenario}, {name: "c", scenario: "success"}}
+			out, res, err := runEval(t, context.Background(), basePlan(t, tasks...), tasks...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Complete() {
+				t.Fatal("a run with a failed trial is complete")
+			}
+			m := verifySnapshot(t, out)
+			if diff := cmp.Diff(c.counts, m.Counts); diff != "" {
+				t.Errorf("counts mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff([]string{"a__0=finished", "b__0=" + c.state, "c__0=not_run"}, states(readExec(t, out))); diff != "" {
+				t.Errorf("states mismatch (-want +got):\n%s", diff)
+			}
+			errs := readErrors(t, out).Errors
+			if len(errs) != 1 || errs[0].Type != c.errType || errs[0].TrialID != "b#0" {
+				t.Errorf("errors = %+v, want one %s for b#0", errs, c.errType)
+			}
+			if _, err := os.Stat(filepath.Join(out, LogsDir, "c__0.log")); err == nil {
+				t.Error("the trial after the failure was started")
+			}
+		})
+	}
+}
+
+// An infra error or an unscored result recorded by Harbor (exit 0 with a
+// result.json) is a finished trial: the run goes on, but is not complete.
+func TestRunRecordedExceptionContinues(t *testing.T) {
+	tasks := []task{{name: "a", scenario: "verifier-timeout"}, {name: "b", scenario: "error"}, {name: "c", scenario: "success"}}
+	out, res, err := runEval(t, context.Background(), basePlan(t, tasks...), tasks...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete() {
+		t.Error("a run with an infra error is complete")
+	}
+	m := verifySnapshot(t, out)
+	if diff := cmp.Diff(snapshot.Counts{Expected: 3, Success: 1, InfraError: 1, Unscored: 1}, m.Counts); diff != "" {
+		t.Errorf("counts mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRunTimeoutCancelsCooperatively(t *testing.T) {
+	cases := []struct {
+		name     string
+		scenario string
+		grace    float64
+		cleanup  string
+		remain   bool
+		status   string
+	}{
+		{"hang cleans up at once", "hang", 3, CleanupCompleted, false, "unscored"},
+		{"slow cleanup within grace", "slow-cleanup:0.3", 3, CleanupCompleted, false, "unscored"},
+		{"slow cleanup beyond grace", "slow-cleanup:30", 0.3, CleanupKilled, true, "unscored"},
+		{"ignores SIGINT", "ignore-sigint", 0.3, CleanupKilled, true, "unscored"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			tasks := []task{{name: "a", scenario: c.scenario}, {name: "b", scenario: "success"}}
+			plan := basePlan(t, tasks...)
+			limits(plan, 0.3, c.grace)
+			start := time.Now()
+			out, res, err := runEval(t, context.Background(), plan, tasks...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if took := time.Since(start); took > 10*time.Second {
+				t.Errorf("run took %s; the limit and grace were not enforced", took)
+			}
+			errs := readErrors(t, out).Errors
+			if len(errs) != 1 {
+				t.Fatalf("errors = %+v, want one", errs)
+			}
+			e := errs[0]
+			l := readLog(t, out, "a__0")
+			if e.Type != ErrTimeout {
+				t.Logf("log of a__0:\n%s", l.text)
+			}
+			if e.Type != ErrTimeout || e.Cleanup != c.cleanup || e.SandboxMayRemain != c.remain {
+				t.Errorf("error = %+v, want timeout, cleanup %s, sandbox_may_remain %v", e, c.cleanup, c.remain)
+			}
+			if c.remain && !strings.Contains(e.Message, "sandbox may have been left behind") {
+				t.Errorf("message does not say the sandbox may remain: %q", e.Message)
+			}
+			if c.cleanup == CleanupCompleted && !strings.Contains(l.text, "cleanup done") {
+				t.Errorf("Harbor's cleanup was not observed:\n%s", l.text)
+			}
+			if c.scenario != "ignore-sigint" && !strings.Contains(l.text, "SIGINT received") {
+				t.Errorf("Harbor did not get SIGINT:\n%s", l.text)
+			}
+			if c.cleanup == CleanupKilled && (e.Signal == nil || *e.Signal != "SIGKILL") {
+				t.Errorf("signal = %v, want SIGKILL", e.Signal)
+			}
+			m := verifySnapshot(t, out)
+			if diff := cmp.Diff(snapshot.Counts{Expected: 2, Unscored: 1, Missing: 1}, m.Counts); diff != "" {
+				t.Errorf("counts mismatch (-want +got):\n%s", diff)
+			}
+			if res.Complete() {
+				t.Error("a timed-out run is complete")
+			}
+		})
+	}
+}
+
+type sigCause struct{}
+
+func (sigCause) Error() string { return "interrupted by SIGTERM" }
+
+func TestRunInterruptedSavesPartialResults(t *testing.T) {
+	tasks := []task{{name: "a", scenario: "success"}, {name: "b", scenario: "hang"}, {name: "c", scenario: "success"}}
+	plan := basePlan(t, tasks...)
+	limits(plan, 30, 3)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	dir := t.TempDir()
+	// Cancel once the hanging trial has started (its log exists).
+	go func() {
+		for ctx.Err() == nil {
+			b, err := os.ReadFile(filepath.Join(dir, "out", LogsDir, "b__0.log"))
+			if err == nil && strings.Contains(string(b), "Starting trial") {
+				cancel(sigCause{})
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	path := writePlan(t, dir, plan, tasks...)
+	out := filepath.Join(dir, "out")
+	env := append(os.Environ(), "EVALRUN_FAKE_HARBOR=1")
+	res, err := Run(ctx, RunOptions{PlanPath: path, Out: out, Env: env})
+	var ie *InterruptedError
+	if !errors.As(err, &ie) || !errors.Is(err, sigCause{}) {
+		t.Fatalf("err = %v, want an InterruptedError with the cause", err)
+	}
+	if res == nil || res.Snapshot == "" {
+		t.Fatalf("partial results not saved: %+v", res)
+	}
+	m := verifySnapshot(t, out)
+	if diff := cmp.Diff(snapshot.Counts{Expected: 3, Success: 1, Unscored: 1, Missing: 1}, m.Counts); diff != "" {
+		t.Errorf("counts mismatch (-want +got):\n%s", diff)
+	}
+	errs := readErrors(t, out).Errors
+	if len(errs) != 1 || errs[0].Type != ErrInterrupted || errs[0].Cleanup != CleanupCompleted {
+		t.Errorf("errors = %+v, want one interrupted trial with completed cleanup", errs)
+	}
+	if rec := readExec(t, out); rec.Interrupted == nil {
+		t.Error("execution.json does not record the interruption")
+	}
+}
+
+func TestRunRefusesExistingOut(t *testing.T) {
+	tasks := []task{{name: "a"}}
+	dir := t.TempDir()
+	path := writePlan(t, dir, basePlan(t, tasks...), tasks...)
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Run(context.Background(), RunOptions{PlanPath: path, Out: out, Env: []string{"EVALRUN_FAKE_HARBOR=1"}})
+	var oe *OutExistsError
+	if !errors.As(err, &oe) {
+		t.Fatalf("err = %v, want OutExistsError", err)
+	}
+	if ents, _ := os.ReadDir(out); len(ents) != 0 {
+		t.Errorf("existing folder was written to: %v", ents)
+	}
+}
+
+func TestRunRefusesBeforeStarting(t *testing.T) {
+	tasks := []task{{name: "a"}}
+	cases := []struct {
+		name  string
+		edit  func(p map[string]any)
+		env   []string
+		check func(t *testing.T, err error)
+	}{
+		{"invalid plan", func(p map[string]any) { p["trials"] = []any{} }, nil, func(t *testing.T, err error) {
+			var pe *PlanInvalidError
+			if !errors.As(err, &pe) {
+				t.Errorf("err = %v, want PlanInvalidError", err)
+			}
+		}},
+		{"missing env", func(p map[string]any) {
+			execOf(p)["agent"].(map[string]any)["env"] = []any{"TPCTL_TEST_SURELY_UNSET_KEY"}
+		}, nil, func(t *testing.T, err error) {
+			var me *MissingEnvError
+			if !errors.As(err, &me) || me.Names[0] != "TPCTL_TEST_SURELY_UNSET_KEY" {
+				t.Errorf("err = %v, want MissingEnvError", err)
+			}
+		}},
+		{"harbor not found", func(p map[string]any) {
+			execOf(p)["harbor"].(map[string]any)["command"] = "tpctl-no-such-harbor"
+		}, nil, func(t *testing.T, err error) {
+			var he *HarborNotFoundError
+			if !errors.As(err, &he) {
+				t.Errorf("err = %v, want HarborNotFoundError", err)
+			}
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := basePlan(t, tasks...)
+			c.edit(p)
+			path := writePlan(t, dir, p, tasks...)
+			out := filepath.Join(dir, "out")
+			_, err := Run(context.Background(), RunOptions{PlanPath: path, Out: out, Env: append([]string{"EVALRUN_FAKE_HARBOR=1"}, c.env...)})
+			c.check(t, err)
+			if _, serr := os.Lstat(out); serr == nil {
+				t.Error("output folder created although nothing could start")
+			}
+		})
+	}
+}
+
+func TestHarborVersionUnknown(t *testing.T) {
+	tasks := []task{{name: "a"}}
+	dir := t.TempDir()
+	path := writePlan(t, dir, basePlan(t, tasks...), tasks...)
+	out := filepath.Join(dir, "out")
+	env := append(os.Environ(), "EVALRUN_FAKE_HARBOR=1", "FAKE_HARBOR_VERSION_FAIL=1")
+	if _, err := Run(context.Background(), RunOptions{PlanPath: path, Out: out, Env: env}); err != nil {
+		t.Fatal(err)
+	}
+	if v := readExec(t, out).Harbor.Version; v != "unknown" {
+		t.Errorf("harbor version = %q, want unknown", v)
+	}
+}
+
+func TestChildEnv(t *testing.T) {
+	got := childEnv([]string{"PATH=/bin", "TUNEPLANE_JOB_TOKEN=x", "HARBOR_TELEMETRY=on", "OPENAI_API_KEY=k"})
+	want := []string{"PATH=/bin", "OPENAI_API_KEY=k", "HARBOR_TELEMETRY=off"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("childEnv mismatch (-want +got):\n%s", diff)
+	}
+}
