@@ -42,8 +42,9 @@
 //
 // Every trial prints "fakeharbor: start <trial> <unix nanos>" and
 // "fakeharbor: end <trial> <unix nanos>" to stdout, so tests can check
-// order and overlap from the logs tpctl captures, and the environment
-// variable HARBOR_TELEMETRY as "fakeharbor: telemetry=<value>".
+// order and overlap from the logs tpctl captures, the environment
+// variable HARBOR_TELEMETRY as "fakeharbor: telemetry=<value>" and how
+// many TUNEPLANE_* variables it was given as "fakeharbor: tuneplane-vars=N".
 package fakeharbor
 
 import (
@@ -251,6 +252,13 @@ func trialStart(args []string, stdout, stderr io.Writer) int {
 
 	fmt.Fprintf(stdout, "fakeharbor: start %s %d\n", cfg.TrialName, time.Now().UnixNano())
 	fmt.Fprintf(stdout, "fakeharbor: telemetry=%s\n", os.Getenv("HARBOR_TELEMETRY"))
+	n := 0
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TUNEPLANE_") {
+			n++
+		}
+	}
+	fmt.Fprintf(stdout, "fakeharbor: tuneplane-vars=%d\n", n)
 	fmt.Fprintf(stdout, "Starting trial: %s\n", cfg.TrialName)
 	if dir := os.Getenv("FAKE_HARBOR_LOCK"); dir != "" {
 		lock := filepath.Join(dir, "running")
