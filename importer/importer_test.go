@@ -285,3 +285,31 @@ func TestRoundIDFollowsRewards(t *testing.T) {
 		t.Error("changing one reward kept the round ID")
 	}
 }
+
+func TestRedactorLabel(t *testing.T) {
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "my-rules.yaml")
+	os.WriteFile(rules, []byte("rules: []\n"), 0o644)
+	tests := map[string]string{
+		"builtin:secrets":              "builtin:secrets",
+		"rules:" + rules:               "rules:my-rules.yaml@sha256:1e0c9ba1b91ebc6f5a7d0a0ea1bcfd5e4a05ae0c3a5ac7cfba0b11f0fd0a0b8b",
+		"exec:/usr/local/bin/scrub -v": "exec:scrub",
+		"common.redact:clean":          "common.redact:clean",
+	}
+	for spec, want := range tests {
+		got := redactorLabel(spec)
+		if strings.HasPrefix(want, "rules:") {
+			want = want[:strings.Index(want, "@sha256:")+len("@sha256:")]
+			if !strings.HasPrefix(got, want) || len(got) != len(want)+64 {
+				t.Errorf("redactorLabel(%q) = %q; want %s<64 hex>", spec, got, want)
+			}
+			continue
+		}
+		if got != want {
+			t.Errorf("redactorLabel(%q) = %q; want %q", spec, got, want)
+		}
+		if strings.Contains(got, dir) {
+			t.Errorf("label %q leaks the machine path", got)
+		}
+	}
+}

@@ -2,11 +2,14 @@ package importer
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
@@ -98,7 +101,11 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 	if err != nil {
 		return nil, err
 	}
-	w.SetRedactors(t.opts.Redactors)
+	labels := make([]string, len(t.opts.Redactors))
+	for i, spec := range t.opts.Redactors {
+		labels[i] = redactorLabel(spec)
+	}
+	w.SetRedactors(labels)
 	skipped := []Warning{}
 	n := 0
 	for _, tr := range trials {
@@ -147,4 +154,24 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 		}
 	}
 	return skipped, nil
+}
+
+// redactorLabel names a redactor for the manifest without a machine path:
+// a rules file by its base name and content digest (which is better
+// evidence than its location), an exec redactor by its program's name.
+func redactorLabel(spec string) string {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "rules":
+		label := "rules:" + filepath.Base(arg)
+		if b, err := safefs.ReadFileCapped(arg, 16<<20); err == nil {
+			sum := sha256.Sum256(b)
+			label += "@sha256:" + hex.EncodeToString(sum[:])
+		}
+		return label
+	case "exec":
+		prog, _, _ := strings.Cut(strings.TrimSpace(arg), " ")
+		return "exec:" + filepath.Base(prog)
+	}
+	return spec
 }
