@@ -453,7 +453,7 @@ func TestRoundIDSeals(t *testing.T) {
 	if err := w.Add(obs[2]); err == nil {
 		t.Error("Add after RoundID succeeded")
 	}
-	if err := w.AddTrajectory([]byte(`{"round_id":"`+id+`"}`), true); err != nil {
+	if err := w.AddTrajectory([]byte(`{"round_id":"`+id+`","truncated":true,"complete":false,"capture_policy":"sampled"}`), true); err != nil {
 		t.Fatal(err)
 	}
 	m, err := w.Commit()
@@ -465,6 +465,17 @@ func TestRoundIDSeals(t *testing.T) {
 	}
 	if rep, err := Verify(dir); err != nil || !rep.OK {
 		t.Errorf("verify: %v %+v", err, rep)
+	}
+	// A trajectory of another round, re-hashed by a forger, is caught.
+	p := filepath.Join(dir, "trajectories", "0001.json")
+	if err := os.WriteFile(p, []byte(`{"round_id":"native:00","truncated":true,"complete":false,"capture_policy":"sampled"}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := rehash(dir, "trajectories/0001.json"); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := Verify(dir); rep.OK || rep.Problems[0].Code != ProblemTrajectory {
+		t.Errorf("foreign trajectory not caught: %+v", rep)
 	}
 }
 

@@ -136,6 +136,7 @@ const (
 	ProblemObservation   = "observation_invalid"
 	ProblemRoundMismatch = "round_id_mismatch"
 	ProblemFieldMismatch = "manifest_mismatch"
+	ProblemTrajectory    = "trajectory_invalid"
 )
 
 // VerifyReport is the result of Verify; OK is true when Problems is empty.
@@ -243,6 +244,38 @@ func Verify(dir string) (*VerifyReport, error) {
 		if strings.HasPrefix(name, TrajectoriesDir+"/") {
 			nTraj++
 		}
+	}
+	truncated := 0
+	for _, name := range names {
+		if !strings.HasPrefix(name, TrajectoriesDir+"/") || !onDisk[name] {
+			continue
+		}
+		b, err := ReadFile(dir, saved, name)
+		if err != nil {
+			continue // already reported as missing or modified
+		}
+		var tr struct {
+			RoundID       string `json:"round_id"`
+			Truncated     bool   `json:"truncated"`
+			Complete      bool   `json:"complete"`
+			CapturePolicy string `json:"capture_policy"`
+		}
+		if err := json.Unmarshal(b, &tr); err != nil {
+			add(ProblemTrajectory, name, "is not a trajectory: %v", err)
+			continue
+		}
+		if tr.RoundID != want.RoundID {
+			add(ProblemTrajectory, name, "belongs to round %s, not %s", tr.RoundID, want.RoundID)
+		}
+		if tr.Complete || tr.CapturePolicy != "sampled" {
+			add(ProblemTrajectory, name, "must say complete: false and capture_policy: sampled")
+		}
+		if tr.Truncated {
+			truncated++
+		}
+	}
+	if truncated != saved.Trajectories.Truncated {
+		add(ProblemFieldMismatch, ManifestFile, "trajectories.truncated is %d but %d trajectory files say truncated", saved.Trajectories.Truncated, truncated)
 	}
 	if nTraj != saved.Trajectories.Count {
 		add(ProblemFieldMismatch, ManifestFile, "trajectories.count is %d but %d trajectory files are listed", saved.Trajectories.Count, nTraj)
