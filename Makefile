@@ -18,7 +18,7 @@ FUZZTIME ?= 10s
 fuzz:
 	@for pkg in $$($(GO) list ./...); do \
 	  for t in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
-	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 1s $$pkg || exit 1; \
 	  done; \
 	done
 
