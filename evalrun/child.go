@@ -39,7 +39,10 @@ type childResult struct {
 	// StragglersKilled means the leader ended but other members of its
 	// process group were still running and were killed.
 	StragglersKilled bool
-	StartErr         error
+	// NotStarted means the process could not be started (StartErr says
+	// why); nothing ran.
+	NotStarted bool
+	StartErr   error
 }
 
 // runChild starts the process in its own process group (so a terminal's
@@ -57,6 +60,7 @@ func runChild(ctx context.Context, spec childSpec) childResult {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	res := childResult{ExitCode: -1, Started: time.Now()}
 	if err := cmd.Start(); err != nil {
+		res.NotStarted = true
 		res.StartErr = err
 		res.Ended = time.Now()
 		return res
@@ -162,7 +166,7 @@ func harborVersion(ctx context.Context, path, dir string, env []string) string {
 	buf.limit = 4096
 	res := runChild(ctx, childSpec{Path: path, Args: []string{"--version"}, Dir: dir, Env: env, Output: &buf,
 		Limit: 10 * time.Second, Grace: time.Second})
-	if res.StartErr != nil || res.ExitCode != 0 || res.TimedOut || res.Cancelled {
+	if res.NotStarted || res.ExitCode != 0 || res.TimedOut || res.Cancelled {
 		return "unknown"
 	}
 	line, _, _ := strings.Cut(strings.TrimSpace(string(buf.b)), "\n")

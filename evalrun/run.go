@@ -331,7 +331,7 @@ func (st *runState) runTrial(ctx context.Context, i int, t PlannedTrial, harborP
 		Limit:  st.ev.Exec.TrialTimeout(),
 		Grace:  st.ev.Exec.CleanupGrace(),
 	})
-	if cr.StartErr != nil && !cr.Ended.After(cr.Started) {
+	if cr.NotStarted {
 		// Never started: the trial stays missing (no attempt).
 		rec.StartedAt = nil
 	}
@@ -402,7 +402,7 @@ func (st *runState) classify(t PlannedTrial, cr childResult, cause error) *ExecE
 		return e
 	}
 	switch {
-	case cr.StartErr != nil && cr.ExitCode < 0:
+	case cr.NotStarted:
 		e.Type = ErrStartFailed
 		e.Message = fmt.Sprintf("could not start Harbor: %v", cr.StartErr)
 		return e

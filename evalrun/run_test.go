@@ -437,3 +437,37 @@ func TestChildEnv(t *testing.T) {
 		t.Errorf("childEnv mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// A Harbor that cannot be started stops the run; the trial was never
+// started, so it stays missing (no attempt), and the error is recorded.
+func TestRunStartFailure(t *testing.T) {
+	tasks := []task{{name: "a"}, {name: "b"}}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "harbor")
+	mustWrite(t, bad, "#!/nonexistent/interpreter\n")
+	if err := os.Chmod(bad, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan := basePlan(t, tasks...)
+	execOf(plan)["harbor"].(map[string]any)["command"] = "./harbor"
+	path := writePlan(t, dir, plan, tasks...)
+	out := filepath.Join(dir, "out")
+	res, err := Run(context.Background(), RunOptions{PlanPath: path, Out: out, Env: os.Environ()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Complete() {
+		t.Error("complete although Harbor never started")
+	}
+	errs := readErrors(t, out).Errors
+	if len(errs) != 1 || errs[0].Type != ErrStartFailed {
+		t.Errorf("errors = %+v, want one start_failed", errs)
+	}
+	if v := readExec(t, out).Harbor.Version; v != "unknown" {
+		t.Errorf("harbor version = %q, want unknown", v)
+	}
+	m := verifySnapshot(t, out)
+	if diff := cmp.Diff(snapshot.Counts{Expected: 2, Missing: 2}, m.Counts); diff != "" {
+		t.Errorf("counts mismatch (-want +got):\n%s", diff)
+	}
+}
