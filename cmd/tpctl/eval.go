@@ -143,8 +143,16 @@ func runEval(ctx context.Context, a *app, o evalRunOptions) error {
 		ToolRevision: revision,
 		Progress:     a.io.ErrOut,
 	})
-	if res == nil || res.Manifest == nil {
+	if res == nil {
 		return evalStartError(a, o, err)
+	}
+	if res.Manifest == nil {
+		// The output folder exists but no snapshot could be saved.
+		if err == nil {
+			err = errors.New("evaluation produced no snapshot")
+		}
+		return findingErr(err, fmt.Sprintf("the run's records are in %s (execution.json, execution-errors.json, logs/); to save a snapshot of what ran: tpctl import --plan %s/%s --root %s --out NEW_DIR",
+			o.out, o.out, evalrun.ResolvedPlanFile, o.out))
 	}
 	if perr := printEvalResult(a, res); perr != nil {
 		return perr
@@ -178,9 +186,10 @@ func evalStartError(a *app, o evalRunOptions, err error) error {
 	var exists *evalrun.OutExistsError
 	var notFound *evalrun.HarborNotFoundError
 	var missing *evalrun.MissingEnvError
+	if err == nil {
+		err = errors.New("evaluation produced no result")
+	}
 	switch {
-	case err == nil:
-		return errors.New("evaluation produced no snapshot")
 	case errors.As(err, &invalid):
 		if a.jsonOutput() {
 			_ = writePlanJSON(a.io.ErrOut, invalid.Report)
