@@ -57,7 +57,6 @@ func escapePointer(s string) string {
 type decoder struct {
 	data     []byte
 	i        int
-	dec      *json.Decoder // only for locate
 	path     []pathElem
 	depth    int
 	found    []pending
@@ -68,21 +67,6 @@ type decoder struct {
 
 // errStop ends decoding after a finding that makes the rest meaningless.
 var errStop = errors.New("stop")
-
-// start returns the offset where the next token begins for locate, whose
-// json.Decoder reports the end of the previous token.
-func (d *decoder) start() int {
-	off := int(d.dec.InputOffset())
-	for off < len(d.data) {
-		switch d.data[off] {
-		case ' ', '\t', '\n', '\r', ',', ':':
-			off++
-			continue
-		}
-		break
-	}
-	return off
-}
 
 func (d *decoder) syntax(off int, msg string) error {
 	d.found = append(d.found, pending{Finding: Finding{
@@ -380,74 +364,53 @@ func decodeTree(data []byte, wantExec bool) (root any, d *decoder, ok bool) {
 	return root, d, true
 }
 
-// lineIndex converts byte offsets to 1-based line and character columns.
-type lineIndex struct {
-	data   []byte
-	starts []int
-}
-
-func newLineIndex(data []byte) *lineIndex {
-	li := &lineIndex{data: data, starts: []int{0}}
-	for i, c := range data {
-		if c == '\n' {
-			li.starts = append(li.starts, i+1)
+// positions converts byte offsets to 1-based lines and character columns
+// in one forward pass over the offsets in ascending order, so the cost is
+// one scan of the file however many findings there are (counting each
+// column from the start of its line made a plan written on one line cost
+// O(findings × file size)). pos[i] belongs to offs[i]; offsets past the
+// end are clamped to it.
+func positions(data []byte, offs []int) [][2]int {
+	order := make([]int, len(offs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return offs[order[a]] < offs[order[b]] })
+	out := make([][2]int, len(offs))
+	line, lineStart, prev, prevCol := 1, 0, 0, 1
+	for _, i := range order {
+		off := min(offs[i], len(data))
+		seg := data[prev:off]
+		col := 0
+		if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
+			line += n
+			lineStart = prev + bytes.LastIndexByte(seg, '\n') + 1
+			col = utf8.RuneCount(data[lineStart:off]) + 1
+		} else if prev < len(data) && !utf8.RuneStart(data[prev]) {
+			// prev splits a rune: counting from it would differ from
+			// counting the whole line, so count the line.
+			col = utf8.RuneCount(data[lineStart:off]) + 1
+		} else {
+			// Rune counts add up across a boundary at a rune start.
+			col = prevCol + utf8.RuneCount(seg)
 		}
+		out[i] = [2]int{line, col}
+		prev, prevCol = off, col
 	}
-	return li
-}
-
-func (li *lineIndex) pos(off int) (line, col int) {
-	if off > len(li.data) {
-		off = len(li.data)
-	}
-	i := sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
-	return i + 1, utf8.RuneCount(li.data[li.starts[i]:off]) + 1
+	return out
 }
 
 // locate finds the byte offset of each wanted pointer in a document that
 // decoded cleanly. An object member is located at its name, an array
 // element at its value. Pointers that do not exist (a missing required
-// member) fall back to their nearest existing ancestor.
+// member) fall back to their nearest existing ancestor. want must hold
+// every ancestor of each wanted pointer (place adds them): only values
+// whose pointer is in want are descended into, everything else is skipped
+// by scanning bytes, so a few findings in a large plan cost one fast pass.
 func locate(data []byte, want map[string]int) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	d := &decoder{data: data, dec: dec}
-	var walk func(ptr string, off int, depth int) error
-	walk = func(ptr string, off int, depth int) error {
-		if _, ok := want[ptr]; ok && want[ptr] < 0 {
-			want[ptr] = off
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		delim, ok := tok.(json.Delim)
-		if !ok || depth > MaxDepth {
-			return nil
-		}
-		if delim == '{' {
-			for dec.More() {
-				koff := d.start()
-				kt, err := dec.Token()
-				if err != nil {
-					return err
-				}
-				key, _ := kt.(string)
-				if err := walk(ptr+"/"+escapePointer(key), koff, depth+1); err != nil {
-					return err
-				}
-			}
-		} else {
-			for i := 0; dec.More(); i++ {
-				if err := walk(ptr+"/"+strconv.Itoa(i), d.start(), depth+1); err != nil {
-					return err
-				}
-			}
-		}
-		_, err = dec.Token()
-		return err
-	}
-	_ = walk("", d.start(), 1)
+	l := &locator{d: decoder{data: data}, want: want}
+	l.d.ws()
+	l.walk(make([]byte, 0, 64), l.d.i, 1)
 	for ptr, off := range want {
 		if off >= 0 {
 			continue
@@ -460,6 +423,123 @@ func locate(data []byte, want map[string]int) {
 			}
 		}
 	}
+}
+
+type locator struct {
+	d    decoder
+	want map[string]int
+}
+
+// walk records the offset of the value at ptr (starting at the cursor) and
+// consumes it. It stops quietly on anything unexpected: the document was
+// already validated, and a position is only a convenience.
+func (l *locator) walk(ptr []byte, off int, depth int) bool {
+	o, wanted := l.want[string(ptr)]
+	if wanted && o < 0 {
+		l.want[string(ptr)] = off
+	}
+	d := &l.d
+	d.ws()
+	if d.i >= len(d.data) {
+		return false
+	}
+	c := d.data[d.i]
+	if !wanted || depth > MaxDepth || (c != '{' && c != '[') {
+		return l.skip()
+	}
+	d.i++
+	d.ws()
+	if d.i < len(d.data) && d.data[d.i] == byte(c+2) { // '}' or ']'
+		d.i++
+		return true
+	}
+	for n := 0; ; n++ {
+		d.ws()
+		child := append(ptr, '/')
+		var coff int
+		if c == '{' {
+			coff = d.i
+			if d.i >= len(d.data) || d.data[d.i] != '"' {
+				return false
+			}
+			kv, err := d.str()
+			if err != nil {
+				return false
+			}
+			child = append(child, escapePointer(kv.(string))...)
+			d.ws()
+			if d.i >= len(d.data) || d.data[d.i] != ':' {
+				return false
+			}
+			d.i++
+			d.ws()
+		} else {
+			coff = d.i
+			child = strconv.AppendInt(child, int64(n), 10)
+		}
+		if !l.walk(child, coff, depth+1) {
+			return false
+		}
+		d.ws()
+		if d.i >= len(d.data) {
+			return false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+		case byte(c + 2):
+			d.i++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// skip consumes one valid JSON value without building it.
+func (l *locator) skip() bool {
+	d := &l.d
+	depth := 0
+	for d.i < len(d.data) {
+		switch c := d.data[d.i]; c {
+		case '"':
+			d.i++
+			for d.i < len(d.data) && d.data[d.i] != '"' {
+				if d.data[d.i] == '\\' {
+					d.i++
+				}
+				d.i++
+			}
+			d.i++
+		case '{', '[':
+			depth++
+			d.i++
+			continue
+		case '}', ']':
+			depth--
+			d.i++
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return true
+			}
+			d.i++
+			continue
+		default: // number or literal
+			for d.i < len(d.data) {
+				switch d.data[d.i] {
+				case ',', ']', '}', ' ', '\t', '\n', '\r':
+				default:
+					d.i++
+					continue
+				}
+				break
+			}
+		}
+		if depth <= 0 {
+			return depth == 0
+		}
+	}
+	return false
 }
 
 // place turns pending findings into located ones: offsets known at parse
@@ -485,16 +565,29 @@ func place(data []byte, ps []pending) []Finding {
 	if len(want) > 0 {
 		locate(data, want)
 	}
-	li := newLineIndex(data)
-	out := make([]Finding, 0, len(ps))
-	for _, p := range ps {
-		off := p.off
-		if off < 0 {
-			off = want[p.Pointer]
+	offs := make([]int, len(ps))
+	for i, p := range ps {
+		offs[i] = p.off
+		if p.off < 0 {
+			offs[i] = want[p.Pointer]
 		}
-		f := p.Finding
+	}
+	// Findings without any position (none of their ancestors exist) keep
+	// line 0; they are left out of the pass.
+	known := make([]int, 0, len(offs))
+	for _, off := range offs {
 		if off >= 0 {
-			f.Line, f.Column = li.pos(off)
+			known = append(known, off)
+		}
+	}
+	pos := positions(data, known)
+	out := make([]Finding, 0, len(ps))
+	k := 0
+	for i, p := range ps {
+		f := p.Finding
+		if offs[i] >= 0 {
+			f.Line, f.Column = pos[k][0], pos[k][1]
+			k++
 		}
 		out = append(out, f)
 	}
