@@ -1,0 +1,77 @@
+package safefs
+
+import (
+	"errors"
+	"sync/atomic"
+
+	"golang.org/x/sys/unix"
+)
+
+// rootSys holds an O_PATH handle of the root folder. Files are opened
+// relative to it with openat2(RESOLVE_NO_SYMLINKS|RESOLVE_BENEATH): the
+// kernel refuses a symlink in any component and any escape in the same
+// call that opens the file, so there is no window between a check and
+// the open, and one system call replaces an lstat per component.
+type rootSys struct {
+	fd int
+	// noOpenat2 is set when the kernel (before 5.6) or a seccomp filter
+	// refuses openat2; every read then takes the portable path.
+	noOpenat2 atomic.Bool
+}
+
+func (s *rootSys) open(path string) error {
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	s.fd = fd
+	return nil
+}
+
+func (s *rootSys) close() error { return unix.Close(s.fd) }
+
+// readFast opens and reads rel in one resolution. ok is false when the
+// file could not be opened or is not a regular file: the caller then
+// takes the portable path, which finds the same state and names the exact
+// problem (which component is a symlink, missing or not a folder), so
+// both paths report identically.
+func (s *rootSys) readFast(rel string, buf []byte, limit int64) (data []byte, ok bool, err error) {
+	if s.noOpenat2.Load() {
+		return nil, false, nil
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_NONBLOCK | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	var fd int
+	for {
+		fd, err = unix.Openat2(s.fd, rel, &how)
+		if !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EAGAIN) {
+			break
+		}
+	}
+	if err != nil {
+		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
+			s.noOpenat2.Store(true)
+		}
+		return nil, false, nil
+	}
+	defer unix.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, false, nil
+	}
+	if st.Size > limit {
+		return nil, true, &TooLargeError{Path: rel, Limit: limit}
+	}
+	data, err = readInto(buf, st.Size, limit, rel, func(b []byte) (int, error) {
+		for {
+			n, err := unix.Read(fd, b)
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return max(n, 0), err
+		}
+	})
+	return data, true, err
+}
