@@ -64,6 +64,16 @@ func DecodeTrialResult(r io.Reader) (*TrialResult, error) {
 	return decodeBytes(data)
 }
 
+// DecodeTrialResultBytes is DecodeTrialResult for a result already in
+// memory (the importer reads files into reused buffers). data is not
+// retained: every string is copied out of it.
+func DecodeTrialResultBytes(data []byte) (*TrialResult, error) {
+	if int64(len(data)) > MaxResultSize {
+		return nil, &TooLargeError{Limit: MaxResultSize}
+	}
+	return decodeBytes(data)
+}
+
 func readCapped(r io.Reader, limit int64) ([]byte, error) {
 	size := int64(512)
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {

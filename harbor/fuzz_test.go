@@ -3,10 +3,14 @@ package harbor_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/outcome"
@@ -40,6 +44,16 @@ func FuzzDecodeTrialResult(f *testing.F) {
 	reasons := outcome.Reasons()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := harbor.DecodeTrialResult(bytes.NewReader(data))
+		// The in-memory entry point must agree and must not keep
+		// pointers into its (reused) buffer: overwrite it after decoding.
+		buf := bytes.Clone(data)
+		r2, err2 := harbor.DecodeTrialResultBytes(buf)
+		for i := range buf {
+			buf[i] = 'x'
+		}
+		if diff := cmp.Diff(r, r2, cmpopts.EquateNaNs()); diff != "" || fmt.Sprint(err) != fmt.Sprint(err2) {
+			t.Fatalf("DecodeTrialResultBytes differs (%v vs %v):\n%s", err, err2, diff)
+		}
 		var o outcome.Outcome
 		if err != nil {
 			var de *harbor.DecodeError

@@ -6,7 +6,6 @@
 package importer
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/sha256"
@@ -14,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path/filepath"
 	"runtime"
 	"slices"
 
@@ -157,6 +155,13 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 		workers = min(4*runtime.GOMAXPROCS(0), 32)
 	}
 
+	root, err := safefs.OpenRoot(opts.Root)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	bufs := make([][]byte, workers)
+
 	var unknown int
 	var tr *transcriber
 	if opts.Transcripts != nil {
@@ -185,7 +190,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 			n += len(atts)
 			end++
 		}
-		runJobs(ctx, jobs, workers, opts.Root)
+		runJobs(ctx, jobs, root, bufs)
 		j := 0
 		for i := start; i < end; i++ {
 			t := trials[i]
@@ -233,15 +238,16 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	return res, nil
 }
 
-// runJobs reads and judges attempts with a bounded pool.
-func runJobs(ctx context.Context, jobs []*attemptJob, workers int, root string) {
+// runJobs reads and judges attempts with a bounded pool; each worker
+// reuses one read buffer (bufs[w]) across chunks.
+func runJobs(ctx context.Context, jobs []*attemptJob, root *safefs.Root, bufs [][]byte) {
 	ch := make(chan *attemptJob)
 	done := make(chan struct{})
-	workers = min(workers, len(jobs))
-	for range workers {
+	workers := min(len(bufs), len(jobs))
+	for w := range workers {
 		go func() {
 			for j := range ch {
-				judgeAttempt(j, root)
+				judgeAttempt(j, root, &bufs[w])
 			}
 			done <- struct{}{}
 		}()
@@ -258,8 +264,15 @@ func runJobs(ctx context.Context, jobs []*attemptJob, workers int, root string) 
 	}
 }
 
-// judgeAttempt reads one attempt's result.json and applies the rules.
-func judgeAttempt(j *attemptJob, root string) {
+// maxKeptBuffer is the largest read buffer a worker keeps for the next
+// file: results are a few KiB, and an occasional large one (up to
+// harbor.MaxResultSize) must not stay pinned once per worker.
+const maxKeptBuffer = 1 << 20
+
+// judgeAttempt reads one attempt's result.json into the worker's buffer
+// and applies the rules. Every component of the path is refused if it is a
+// symlink, as plan check does, at the moment of the read (safefs.Root).
+func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte) {
 	set := func(o outcome.Outcome) {
 		j.outcome = snapshot.AttemptOutcome{
 			Retry:         j.retry,
@@ -269,43 +282,30 @@ func judgeAttempt(j *attemptJob, root string) {
 			ExceptionType: o.ExceptionType,
 		}
 	}
-	dir, err := safefs.Resolve(root, j.dir)
+	rel := j.dir + "/" + ResultFile
+	data, err := root.ReadFile(rel, *buf, harbor.MaxResultSize)
+	if cap(data) <= maxKeptBuffer && cap(data) > cap(*buf) {
+		*buf = data[:0]
+	}
 	if err != nil {
 		var pe *safefs.PathError
-		if errors.As(err, &pe) && pe.Code == safefs.CodeMissing {
+		if (errors.As(err, &pe) && pe.Code == safefs.CodeMissing) || errors.Is(err, fs.ErrNotExist) {
 			set(outcome.Missing())
 			return
 		}
-		set(outcome.Invalid(err))
-		return
-	}
-	f, err := safefs.OpenRegular(filepath.Join(dir, ResultFile))
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			set(outcome.Missing())
-			return
+		if errors.As(err, &pe) && pe.Rel == rel {
+			// The file itself was refused (symlink, special file).
+			err = fmt.Errorf("%s: %w", rel, err)
 		}
-		set(outcome.Invalid(fmt.Errorf("%s/%s: %w", j.dir, ResultFile, err)))
-		return
-	}
-	// Refuse by size before reading: a huge file costs no memory or time.
-	if fi, err := f.Stat(); err == nil && fi.Size() > harbor.MaxResultSize {
-		f.Close()
-		set(outcome.Invalid(&safefs.TooLargeError{Path: j.dir + "/" + ResultFile, Limit: harbor.MaxResultSize}))
-		return
-	}
-	data, err := safefs.ReadCapped(f, j.dir+"/"+ResultFile, harbor.MaxResultSize)
-	f.Close()
-	if err != nil {
 		set(outcome.Invalid(err))
 		return
 	}
 	sum := sha256.Sum256(data)
 	h := hex.EncodeToString(sum[:])
 	j.ev.ResultSHA256 = &h
-	r, err := harbor.DecodeTrialResult(bytes.NewReader(data))
+	r, err := harbor.DecodeTrialResultBytes(data)
 	if err != nil {
-		set(outcome.Invalid(fmt.Errorf("%s/%s: %w", j.dir, ResultFile, err)))
+		set(outcome.Invalid(fmt.Errorf("%s: %w", rel, err)))
 		j.outcome.ResultSHA256 = &h
 		return
 	}
