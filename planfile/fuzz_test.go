@@ -3,6 +3,7 @@ package planfile
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -29,6 +30,7 @@ func FuzzParse(f *testing.F) {
 		`{"version":1,"trials":[{"task":"t","repeat":-1,"attempts":[{"retry":0,"dir":"a//b"},{"retry":0,"dir":"a/b"}]}]}`,
 		`{"settings":{"api_key":"x","n":1e999},"checkpoint":{"ref":"x@main"}}`,
 		"{\"name\":\"\xff\"}",
+		streamSeed,
 	} {
 		f.Add([]byte(s))
 	}
@@ -41,6 +43,14 @@ func FuzzParse(f *testing.F) {
 		}
 		for _, opts := range []Options{{}, {AllowExecution: true, Strict: true}} {
 			p, fs := Parse(data, "fuzz.json", opts)
+			// Streaming the trials must change nothing.
+			rp, rfs := parseTree(data, "fuzz.json", opts)
+			if diff := cmp.Diff(rfs, fs); diff != "" {
+				t.Fatalf("streamed findings differ from the whole-tree parse (-tree +stream):\n%s", diff)
+			}
+			if diff := cmp.Diff(rp, p); diff != "" {
+				t.Fatalf("streamed plan differs from the whole-tree parse (-tree +stream):\n%s", diff)
+			}
 			for i, fd := range fs {
 				if fd.Code == "" || fd.Message == "" || (fd.Severity != SeverityError && fd.Severity != SeverityWarning) {
 					t.Fatalf("incomplete finding %+v", fd)
@@ -66,6 +76,71 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// streamSeed mixes trials the schema fast path vouches for with doubtful
+// ones (wrong types, an unknown member holding a secret name, a float
+// retry), and repeats "trials" so the duplicate must not be streamed.
+const streamSeed = `{"version":1,"trials":[{"task":"t","repeat":0,"attempts":[{"retry":0,"dir":"a/b"}]},` +
+	`{"task":"t","repeat":"1","x":{"token":1}},{"task":"u","repeat":0,"attempts":[{"retry":1.0,"dir":"a"},{"retry":0,"dir":5}]},` +
+	`{"task":"t","repeat":0}],"trials":[{"api_key":1}]}`
+
+// TestStreamMatchesTree checks, without fuzzing, that the streamed Parse
+// gives exactly the whole-tree result on the bundled plans and on a mix of
+// good and doubtful trials.
+func TestStreamMatchesTree(t *testing.T) {
+	inputs := map[string][]byte{"seed": []byte(streamSeed), "no trials": []byte(`{"trials":[]}`), "trials not array": []byte(`{"trials":5,"trials":[{"task":"t","repeat":0}]}`)}
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "example", "*.json"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[f] = b
+	}
+	for name, data := range inputs {
+		for _, opts := range []Options{{}, {AllowExecution: true, Strict: true}} {
+			p, fs := Parse(data, "x.json", opts)
+			rp, rfs := parseTree(data, "x.json", opts)
+			if diff := cmp.Diff(rfs, fs); diff != "" {
+				t.Errorf("%s: findings (-tree +stream):\n%s", name, diff)
+			}
+			if diff := cmp.Diff(rp, p); diff != "" {
+				t.Errorf("%s: plan (-tree +stream):\n%s", name, diff)
+			}
+		}
+	}
+}
+
+// parseTree is Parse without streaming: the whole document as one tree,
+// then every stage on it. It is the reference the streamed Parse must
+// match exactly.
+func parseTree(data []byte, name string, opts Options) (*Plan, []Finding) {
+	root, d, ok := decodeTree(data, opts.AllowExecution)
+	if !ok {
+		return nil, finish(data, d.found, opts)
+	}
+	found := d.found
+	obj, isObj := root.(map[string]any)
+	if !isObj {
+		found = append(found, pending{Finding: Finding{
+			Severity: SeverityError, Code: CodeSchema, Pointer: "",
+			Message: fmt.Sprintf("%s holds a JSON %s, not an object", name, jsonTypeName(root)),
+			Hint:    "an import plan is one JSON object; see docs/plan-format.md",
+		}, off: 0})
+		return nil, finish(data, found, opts)
+	}
+	found = append(found, secretFields(obj)...)
+	if d.hasExec {
+		delete(obj, "execution")
+	}
+	found = append(found, validateSchema(obj)...)
+	p, c := fromTree(obj)
+	if d.hasExec {
+		p.Execution = json.RawMessage(d.execRaw)
+	}
+	found = append(found, c.rules(p, opts)...)
+	return p, finish(data, found, opts)
 }
 
 // validateFull runs the schema on the whole tree, without the fast path.

@@ -20,7 +20,7 @@ import (
 // findings, so callers can still count trials. Findings are sorted by
 // pointer then code.
 func Parse(data []byte, name string, opts Options) (*Plan, []Finding) {
-	root, d, ok := decodeTree(data, opts.AllowExecution)
+	root, d, ok := decodePlan(data, opts.AllowExecution)
 	if !ok {
 		return nil, finish(data, d.found, opts)
 	}
@@ -34,15 +34,23 @@ func Parse(data []byte, name string, opts Options) (*Plan, []Finding) {
 		}, off: 0})
 		return nil, finish(data, found, opts)
 	}
-	// Secrets are looked for everywhere, execution included.
+	// Secrets are looked for everywhere, execution included; the trials
+	// were looked at as they were streamed.
 	found = append(found, secretFields(obj)...)
+	st := d.stream
+	if st.started {
+		found = append(found, st.found...)
+	}
 	if d.hasExec {
 		// Eval plans (SPEC §8) carry an execution section whose rules live
 		// with the evaluator; it is kept raw and kept out of the schema.
 		delete(obj, "execution")
 	}
-	found = append(found, validateSchema(obj)...)
+	found = append(found, validateSchema(st.schemaView(obj))...)
 	p, c := fromTree(obj)
+	if st.started {
+		p.Trials, c.trialOK, c.attempts = st.trials, st.trialOK, st.flags
+	}
 	if d.hasExec {
 		p.Execution = json.RawMessage(d.execRaw)
 	}
@@ -102,12 +110,28 @@ func jsonTypeName(v any) string {
 // converted remembers which trials and attempts were well-typed, so that
 // uniqueness rules only compare values the schema accepted.
 type converted struct {
-	trialOK        []bool
-	retryOK        [][]bool
-	dirOK          [][]bool
+	trialOK []bool
+	// attempts holds the per-attempt flags of the few trials whose
+	// attempts are not all well-typed; absent means all are.
+	attempts       map[int]attemptFlags
 	hasSettings    bool
 	hasCheckpoint  bool
 	digestIsString map[string]bool
+}
+
+// attemptFlags says, per attempt, whether retry and dir were well-typed.
+type attemptFlags struct {
+	retryOK, dirOK []bool
+}
+
+func (c *converted) retryOK(i, j int) bool {
+	f, ok := c.attempts[i]
+	return !ok || f.retryOK[j]
+}
+
+func (c *converted) dirOK(i, j int) bool {
+	f, ok := c.attempts[i]
+	return !ok || f.dirOK[j]
 }
 
 // fromTree copies every well-typed field of the decoded object into a Plan.
@@ -146,34 +170,56 @@ func fromTree(obj map[string]any) (*Plan, *converted) {
 	trials, _ := obj["trials"].([]any)
 	p.Trials = make([]Trial, 0, len(trials))
 	c.trialOK = make([]bool, 0, len(trials))
-	c.retryOK = make([][]bool, 0, len(trials))
-	c.dirOK = make([][]bool, 0, len(trials))
-	for _, tv := range trials {
-		var t Trial
-		tm, _ := tv.(map[string]any)
-		task, okTask := tm["task"].(string)
-		rep, okRep := asInt(tm["repeat"])
-		t.Task, t.Repeat = task, rep
-		c.trialOK = append(c.trialOK, okTask && task != "" && okRep && rep >= 0)
-		atts, _ := tm["attempts"].([]any)
-		t.Attempts = make([]Attempt, 0, len(atts))
-		rok := make([]bool, 0, len(atts))
-		dok := make([]bool, 0, len(atts))
-		for _, av := range atts {
-			am, _ := av.(map[string]any)
-			var a Attempt
-			r, okR := asInt(am["retry"])
-			dir, okD := am["dir"].(string)
-			a.Retry, a.Dir = r, dir
-			t.Attempts = append(t.Attempts, a)
-			rok = append(rok, okR && r >= 0)
-			dok = append(dok, okD)
-		}
+	for i, tv := range trials {
+		t, ok, flags := convertTrial(tv)
 		p.Trials = append(p.Trials, t)
-		c.retryOK = append(c.retryOK, rok)
-		c.dirOK = append(c.dirOK, dok)
+		c.trialOK = append(c.trialOK, ok)
+		if flags != nil {
+			if c.attempts == nil {
+				c.attempts = map[int]attemptFlags{}
+			}
+			c.attempts[i] = *flags
+		}
 	}
 	return p, c
+}
+
+// convertTrial copies the well-typed fields of one trial. ok says whether
+// task and repeat were well-typed; flags is nil when every attempt's retry
+// and dir were.
+func convertTrial(tv any) (t Trial, ok bool, flags *attemptFlags) {
+	tm, _ := tv.(map[string]any)
+	task, okTask := tm["task"].(string)
+	rep, okRep := asInt(tm["repeat"])
+	t.Task, t.Repeat = task, rep
+	ok = okTask && task != "" && okRep && rep >= 0
+	atts, _ := tm["attempts"].([]any)
+	t.Attempts = make([]Attempt, 0, len(atts))
+	var f attemptFlags
+	allOK := true
+	for j, av := range atts {
+		am, _ := av.(map[string]any)
+		var a Attempt
+		r, okR := asInt(am["retry"])
+		dir, okD := am["dir"].(string)
+		a.Retry, a.Dir = r, dir
+		t.Attempts = append(t.Attempts, a)
+		if good := okR && r >= 0 && okD; !good && allOK {
+			allOK = false
+			f.retryOK = make([]bool, len(atts))
+			f.dirOK = make([]bool, len(atts))
+			for k := 0; k < j; k++ {
+				f.retryOK[k], f.dirOK[k] = true, true
+			}
+		}
+		if !allOK {
+			f.retryOK[j], f.dirOK[j] = okR && r >= 0, okD
+		}
+	}
+	if !allOK {
+		flags = &f
+	}
+	return t, ok, flags
 }
 
 // asInt accepts a JSON number with no fractional part ("2", "2.0", "2e0")
@@ -291,7 +337,7 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 		seenRetry := make(map[int]int, len(t.Attempts))
 		for j, a := range t.Attempts {
 			aptr := func() string { return tptr() + "/attempts/" + strconv.Itoa(j) }
-			if !c.retryOK[i][j] {
+			if !c.retryOK(i, j) {
 				// Reported by the schema; not compared.
 			} else if first, dup := seenRetry[a.Retry]; dup {
 				out = append(out, errAt(CodeDuplicateRetry, aptr()+"/retry",
@@ -300,7 +346,7 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 			} else {
 				seenRetry[a.Retry] = j
 			}
-			if !c.dirOK[i][j] {
+			if !c.dirOK(i, j) {
 				continue
 			}
 			if err := safefs.CheckRel(a.Dir); err != nil {

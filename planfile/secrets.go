@@ -71,9 +71,14 @@ func IsSecretName(name string) bool {
 // credential. Plans are committed and uploaded: secrets come from the
 // environment (SPEC §6, §8), never from a plan.
 func secretFields(root any) []pending {
+	return secretFieldsUnder(nil, root, map[string]bool{})
+}
+
+// secretFieldsUnder is secretFields for a value found at prefix; memo
+// caches IsSecretName across calls.
+func secretFieldsUnder(prefix []pathElem, root any, memo map[string]bool) []pending {
 	var out []pending
-	memo := map[string]bool{}
-	var path []pathElem
+	path := append([]pathElem(nil), prefix...)
 	var walk func(v any)
 	walk = func(v any) {
 		if len(path) > MaxDepth {

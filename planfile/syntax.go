@@ -63,6 +63,7 @@ type decoder struct {
 	execRaw  []byte
 	hasExec  bool
 	execWant bool
+	stream   *trialStream // nil: build the whole tree (decodeTree)
 }
 
 // errStop ends decoding after a finding that makes the rest meaningless.
@@ -162,7 +163,12 @@ func (d *decoder) object() (any, error) {
 		d.path = append(d.path, pathElem{key: key})
 		d.ws()
 		voff := d.i
-		v, err := d.value()
+		var v any
+		if d.wantsStream(key, m) {
+			v, err = d.streamTrials()
+		} else {
+			v, err = d.value()
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -198,24 +204,33 @@ func (d *decoder) object() (any, error) {
 }
 
 func (d *decoder) array() (any, error) {
-	if err := d.enter(); err != nil {
+	a := make([]any, 0, 4)
+	if err := d.elements(func(_ int, v any) { a = append(a, v) }); err != nil {
 		return nil, err
+	}
+	return a, nil
+}
+
+// elements scans an array at the cursor, passing each element to each
+// with the element's index on d.path.
+func (d *decoder) elements(each func(i int, v any)) error {
+	if err := d.enter(); err != nil {
+		return err
 	}
 	defer func() { d.depth-- }()
 	d.i++ // [
-	a := make([]any, 0, 4)
 	d.ws()
 	if d.i < len(d.data) && d.data[d.i] == ']' {
 		d.i++
-		return a, nil
+		return nil
 	}
 	for n := 0; ; n++ {
 		d.path = append(d.path, pathElem{index: n, isIdx: true})
 		v, err := d.value()
 		if err != nil {
-			return nil, err
+			return err
 		}
-		a = append(a, v)
+		each(n, v)
 		d.path = d.path[:len(d.path)-1]
 		d.ws()
 		if d.i < len(d.data) {
@@ -225,10 +240,10 @@ func (d *decoder) array() (any, error) {
 				continue
 			case ']':
 				d.i++
-				return a, nil
+				return nil
 			}
 		}
-		return nil, d.unexpected("after an array element (expected ',' or ']')")
+		return d.unexpected("after an array element (expected ',' or ']')")
 	}
 }
 
@@ -335,7 +350,11 @@ func isHex(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= '
 // decodeTree parses data strictly. ok is false when the document is not
 // usable JSON (the findings then say why).
 func decodeTree(data []byte, wantExec bool) (root any, d *decoder, ok bool) {
-	d = &decoder{data: data, execWant: wantExec}
+	return decode(data, wantExec, nil)
+}
+
+func decode(data []byte, wantExec bool, st *trialStream) (root any, d *decoder, ok bool) {
+	d = &decoder{data: data, execWant: wantExec, stream: st}
 	if len(bytes.TrimSpace(data)) == 0 {
 		d.syntax(0, "plan is empty")
 		return nil, d, false

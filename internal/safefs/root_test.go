@@ -163,3 +163,23 @@ func BenchmarkRootReadFile(b *testing.B) {
 		}
 	})
 }
+
+// TestReadCappedRegularFile covers the pre-sized path for regular files:
+// exactly at the limit is read whole, one byte over is refused.
+func TestReadCappedRegularFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []int{0, 10, 11} {
+		p := filepath.Join(dir, "f")
+		must(t, os.WriteFile(p, []byte(strings.Repeat("a", n)), 0o644))
+		f, err := os.Open(p)
+		must(t, err)
+		b, err := ReadCapped(f, "f", 10)
+		f.Close()
+		switch {
+		case n <= 10 && (err != nil || len(b) != n):
+			t.Errorf("%d bytes: got %d, %v", n, len(b), err)
+		case n > 10 && outcome(nil, err) != "too_large":
+			t.Errorf("%d bytes: got %v; want too large", n, err)
+		}
+	}
+}

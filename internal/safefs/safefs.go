@@ -145,7 +145,19 @@ func OpenRegular(path string) (*os.File, error) {
 
 // ReadCapped reads all of r but fails with TooLargeError past limit bytes,
 // never buffering more than limit+1 bytes.
+// A regular file is read into one buffer sized from its length (plus one
+// byte, to notice growth) instead of growing and copying as it goes.
 func ReadCapped(r io.Reader, name string, limit int64) ([]byte, error) {
+	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= limit {
+			b, err := readInto(nil, fi.Size(), limit, name, r.Read)
+			var tl *TooLargeError
+			if err != nil && !errors.As(err, &tl) {
+				return nil, errors.Unwrap(err) // as io.ReadAll reports it
+			}
+			return b, err
+		}
+	}
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
 		return nil, err
