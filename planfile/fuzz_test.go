@@ -66,6 +66,9 @@ func FuzzParse(f *testing.F) {
 			if err != nil {
 				t.Fatalf("valid plan does not normalize: %v", err)
 			}
+			if ref, err := p.normalizedJSONSlow(); err != nil || string(ref) != string(n1) {
+				t.Fatalf("direct canonical form differs from encoding/json + RFC 8785 (%v):\n%s\n%s", err, n1, ref)
+			}
 			p2, fs2 := Parse(n1, "normalized.json", opts)
 			if HasErrors(fs2) {
 				t.Fatalf("normalized plan has errors: %+v\n%s", fs2, n1)
