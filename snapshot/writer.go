@@ -70,8 +70,9 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 		}
 	}()
 	// plan.json is the canonical form itself plus a newline, written
-	// without an indented copy so a 100,000-trial plan is not held twice.
-	if err := w.writeFile(PlanFile, append(canon, '\n')); err != nil {
+	// from canon without an indented copy or an appended copy (canon has
+	// no spare capacity), so a 100,000-trial plan is not held twice.
+	if err := w.writeFile(PlanFile, canon, []byte{'\n'}); err != nil {
 		return nil, err
 	}
 	w.obsFile, err = os.OpenFile(filepath.Join(tmp, ObservationsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -82,13 +83,18 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 	return w, nil
 }
 
-func (w *Writer) writeFile(name string, data []byte) error {
+// writeFile writes the concatenation of parts as name and records its
+// SHA-256.
+func (w *Writer) writeFile(name string, parts ...[]byte) error {
 	p := filepath.Join(w.tmp, filepath.FromSlash(name))
-	if err := safefs.WriteNew(p, data, 0o644); err != nil {
+	if err := safefs.WriteNewParts(p, parts, 0o644); err != nil {
 		return fmt.Errorf("failed to write %s: %w", name, err)
 	}
-	sum := sha256.Sum256(data)
-	w.files[name] = hex.EncodeToString(sum[:])
+	h := sha256.New()
+	for _, b := range parts {
+		h.Write(b)
+	}
+	w.files[name] = hex.EncodeToString(h.Sum(nil))
 	return nil
 }
 

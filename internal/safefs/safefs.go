@@ -222,7 +222,13 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 
 // WriteNew writes data to a new file in a folder being built (not yet
 // visible), fsyncing it; the caller renames the folder and syncs its parent.
-func WriteNew(path string, data []byte, perm fs.FileMode) (err error) {
+func WriteNew(path string, data []byte, perm fs.FileMode) error {
+	return WriteNewParts(path, [][]byte{data}, perm)
+}
+
+// WriteNewParts is WriteNew for content given in parts, so that a caller
+// need not copy a large buffer only to append a few bytes to it.
+func WriteNewParts(path string, parts [][]byte, perm fs.FileMode) (err error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
@@ -232,8 +238,10 @@ func WriteNew(path string, data []byte, perm fs.FileMode) (err error) {
 			err = cerr
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("failed to write %q: %w", path, err)
+	for _, data := range parts {
+		if _, err = f.Write(data); err != nil {
+			return fmt.Errorf("failed to write %q: %w", path, err)
+		}
 	}
 	return f.Sync()
 }
