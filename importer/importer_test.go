@@ -313,3 +313,16 @@ func TestRedactorLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestSoftMemoryLimit(t *testing.T) {
+	for _, tt := range []struct{ size, want int64 }{
+		{0, MinMemoryLimit},
+		{1 << 20, MinMemoryLimit},
+		{12 << 20, MinMemoryLimit},
+		{100 << 20, 400 << 20},
+	} {
+		if got := SoftMemoryLimit(tt.size); got != tt.want {
+			t.Errorf("SoftMemoryLimit(%d) = %d; want %d", tt.size, got, tt.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -92,6 +93,7 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 			}
 		}
 	}
+	setImportMemoryLimit(o.plan)
 	res, err := importer.Import(cmd.Context(), opts)
 	if err != nil {
 		return importError(a, err, o)
@@ -116,6 +118,20 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 		return a.runUpload(cmd.Context(), res.Dir, *upCfg)
 	}
 	return nil
+}
+
+// setImportMemoryLimit applies importer.SoftMemoryLimit unless the user
+// set GOMEMLIMIT: it keeps a 100,000-trial import under 64 MiB of
+// resident memory (see importer/memory.go).
+func setImportMemoryLimit(plan string) {
+	if os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	var size int64
+	if fi, err := os.Stat(plan); err == nil {
+		size = fi.Size()
+	}
+	debug.SetMemoryLimit(importer.SoftMemoryLimit(size))
 }
 
 // importError maps import failures to exit codes and next steps.
