@@ -50,7 +50,9 @@ type trialKey struct {
 // newTally reads the normalized plan and returns it canonicalized (the
 // bytes plan.json holds, without its trailing newline).
 func newTally(planJSON []byte, outcomeRules string) (*tally, []byte, error) {
-	canon, err := jcs.Transform(planJSON)
+	// A plan from planfile.NormalizedJSON is already canonical: use its
+	// bytes rather than a second copy of them.
+	canon, err := jcs.Canonical(planJSON)
 	if err != nil {
 		return nil, nil, fmt.Errorf("plan is not canonicalizable JSON: %w", err)
 	}

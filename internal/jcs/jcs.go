@@ -36,6 +36,28 @@ func Transform(data []byte) ([]byte, error) {
 	return c.out, nil
 }
 
+// Canonical is Transform that returns data itself, without a copy, when
+// data is already in canonical form (the common case for a plan tpctl
+// normalized, 12 MB at 100,000 trials); otherwise it returns a new
+// buffer. Callers must not modify data while they use the result.
+func Canonical(data []byte) ([]byte, error) {
+	if !utf8.Valid(data) {
+		return nil, errors.New("jcs: input is not valid UTF-8")
+	}
+	c := &canonicalizer{in: data, lazy: true}
+	if err := c.value(0); err != nil {
+		return nil, err
+	}
+	c.ws()
+	if c.pos != len(data) {
+		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", c.pos)
+	}
+	if c.lazy {
+		return data[:c.olen:c.olen], nil
+	}
+	return c.out, nil
+}
+
 // Marshal encodes v with encoding/json and returns its canonical form.
 func Marshal(v any) ([]byte, error) {
 	b, err := json.Marshal(v)

@@ -111,6 +111,15 @@ func FuzzTransform(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// Canonical agrees with Transform and returns its input when
+		// the input is already canonical.
+		c, cerr := Canonical(in)
+		if cerr != nil || string(c) != string(out) {
+			t.Fatalf("Canonical = %s, %v; Transform = %s", c, cerr, out)
+		}
+		if string(in) == string(out) && len(in) > 0 && &c[0] != &in[0] {
+			t.Fatalf("Canonical copied an input that was already canonical")
+		}
 		// Canonical form is a fixed point.
 		again, err := Transform(out)
 		if err != nil {
@@ -140,6 +149,46 @@ func TestTransformStrings(t *testing.T) {
 	for _, bad := range []string{`"\ud83d"`, `"\ude00"`, `"\x"`, "\"a\tb\"", `01`, `1.`, `.5`, `-`, `1e`, `tru`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `{"a":1,"a":1}`, `{1:2}`} {
 		if got, err := Transform([]byte(bad)); err == nil {
 			t.Errorf("Transform(%s) = %s; want error", bad, got)
+		}
+	}
+}
+
+// TestCanonical checks that Canonical equals Transform, returns its input
+// itself when that is canonical (no copy) and a new buffer otherwise,
+// including inputs that differ only after a long canonical prefix or only
+// in member order.
+func TestCanonical(t *testing.T) {
+	for _, tt := range []struct {
+		in    string
+		alias bool
+	}{
+		{`{"a":[1,2.5,"x"],"b":null}`, true},
+		{`{"b":null,"a":[1,2.5,"x"]}`, false},
+		{`{"a":[1,2.5,"x"],"b":1e21}`, false},
+		{`{"a":[1,2.5,"x"],"b":"\u00e9"}`, false},
+		{`{"a":[1,2.5,"x"],"b":-0}`, false},
+		{`[1, 2]`, false},
+		{`"\u001f"`, true},
+		{`{"a":{"c":2,"d":[1,{"y":1,"z":0}]},"b":1}`, true},
+		{`{"a":{"c":2,"d":[1,{"z":0,"y":1}]},"b":1}`, false},
+	} {
+		in := []byte(tt.in)
+		want, err := Transform(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Canonical(in)
+		if err != nil || string(got) != string(want) {
+			t.Errorf("Canonical(%s) = %s, %v; want %s", tt.in, got, err, want)
+			continue
+		}
+		if alias := &got[0] == &in[0]; alias != tt.alias {
+			t.Errorf("Canonical(%s): returned the input itself = %v; want %v", tt.in, alias, tt.alias)
+		}
+	}
+	for _, bad := range []string{`{"a":1,"a":1}`, `[1,]`, "\xff", `1 2`} {
+		if got, err := Canonical([]byte(bad)); err == nil {
+			t.Errorf("Canonical(%s) = %s; want error", bad, got)
 		}
 	}
 }

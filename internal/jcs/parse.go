@@ -23,6 +23,52 @@ type canonicalizer struct {
 	// per object; scratch is reused when members must be reordered.
 	spans   []span
 	scratch []byte
+	// lazy: the output so far equals in[:olen] and has not been written
+	// (Canonical); the first difference materializes it into out.
+	lazy bool
+	olen int
+	tmp  []byte
+}
+
+// emit appends p to the output; in lazy mode it only checks that p is
+// what the input holds at the same place.
+func (c *canonicalizer) emit(p ...byte) {
+	if c.lazy {
+		if c.olen+len(p) <= len(c.in) && bytes.Equal(c.in[c.olen:c.olen+len(p)], p) {
+			c.olen += len(p)
+			return
+		}
+		c.materialize()
+	}
+	c.out = append(c.out, p...)
+}
+
+// emitString appends s as a canonical JSON string.
+func (c *canonicalizer) emitString(s []byte) {
+	if !c.lazy {
+		c.out = appendString(c.out, s)
+		return
+	}
+	c.tmp = appendString(c.tmp[:0], s)
+	c.emit(c.tmp...)
+}
+
+// materialize leaves lazy mode: the output written so far is copied out
+// of the input.
+func (c *canonicalizer) materialize() {
+	if !c.lazy {
+		return
+	}
+	c.out = append(make([]byte, 0, len(c.in)), c.in[:c.olen]...)
+	c.lazy = false
+}
+
+// size is the length of the output so far.
+func (c *canonicalizer) size() int {
+	if c.lazy {
+		return c.olen
+	}
+	return len(c.out)
 }
 
 type span struct {
@@ -63,7 +109,7 @@ func (c *canonicalizer) value(depth int) error {
 		if err != nil {
 			return err
 		}
-		c.out = appendString(c.out, s)
+		c.emitString(s)
 		return nil
 	case ch == '-' || (ch >= '0' && ch <= '9'):
 		return c.number()
@@ -83,17 +129,17 @@ func (c *canonicalizer) literal(lit string) error {
 		return c.errf("invalid literal")
 	}
 	c.pos += len(lit)
-	c.out = append(c.out, lit...)
+	c.emit([]byte(lit)...)
 	return nil
 }
 
 func (c *canonicalizer) array(depth int) error {
 	c.pos++ // [
-	c.out = append(c.out, '[')
+	c.emit('[')
 	c.ws()
 	if c.pos < len(c.in) && c.in[c.pos] == ']' {
 		c.pos++
-		c.out = append(c.out, ']')
+		c.emit(']')
 		return nil
 	}
 	for {
@@ -107,10 +153,10 @@ func (c *canonicalizer) array(depth int) error {
 		switch c.in[c.pos] {
 		case ',':
 			c.pos++
-			c.out = append(c.out, ',')
+			c.emit(',')
 		case ']':
 			c.pos++
-			c.out = append(c.out, ']')
+			c.emit(']')
 			return nil
 		default:
 			return c.errf("expected ',' or ']' in array")
@@ -123,11 +169,11 @@ func (c *canonicalizer) object(depth int) error {
 	c.ws()
 	if c.pos < len(c.in) && c.in[c.pos] == '}' {
 		c.pos++
-		c.out = append(c.out, '{', '}')
+		c.emit('{', '}')
 		return nil
 	}
-	base := len(c.out)
-	c.out = append(c.out, '{')
+	base := c.size()
+	c.emit('{')
 	mark := len(c.spans)
 	defer func() { c.spans = c.spans[:mark] }()
 	for {
@@ -145,15 +191,15 @@ func (c *canonicalizer) object(depth int) error {
 		}
 		c.pos++
 		if len(c.spans) > mark {
-			c.out = append(c.out, ',')
+			c.emit(',')
 		}
-		start := len(c.out)
-		c.out = appendString(c.out, key)
-		c.out = append(c.out, ':')
+		start := c.size()
+		c.emitString(key)
+		c.emit(':')
 		if err := c.value(depth + 1); err != nil {
 			return err
 		}
-		c.spans = append(c.spans, span{key: key, start: start, end: len(c.out)})
+		c.spans = append(c.spans, span{key: key, start: start, end: c.size()})
 		c.ws()
 		if c.pos >= len(c.in) {
 			return errors.New("jcs: unexpected end of JSON input in object")
@@ -181,10 +227,12 @@ func (c *canonicalizer) object(depth int) error {
 	}
 	if sorted {
 		// Written in order already, with separators: nothing to move.
-		c.out = append(c.out, '}')
+		c.emit('}')
 		return nil
 	}
-	// Re-emit the members in sorted order over the region they occupy.
+	// Re-emit the members in sorted order over the region they occupy
+	// (the input had them in another order, so it is not canonical).
+	c.materialize()
 	c.scratch = append(c.scratch[:0], c.out[base:]...)
 	region := c.scratch
 	c.out = append(c.out[:base], '{')
@@ -351,9 +399,9 @@ func (c *canonicalizer) number() error {
 	// Integers of up to 15 digits are already in canonical form (but -0).
 	if simple && n <= 15 {
 		if string(lit) == "-0" {
-			c.out = append(c.out, '0')
+			c.emit('0')
 		} else {
-			c.out = append(c.out, lit...)
+			c.emit(lit...)
 		}
 		return nil
 	}
@@ -365,7 +413,7 @@ func (c *canonicalizer) number() error {
 	if err != nil {
 		return c.errf("%v", err)
 	}
-	c.out = append(c.out, s...)
+	c.emit([]byte(s)...)
 	return nil
 }
 
