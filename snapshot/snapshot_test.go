@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -502,6 +503,30 @@ func TestRoundAttemptIsCanonical(t *testing.T) {
 		}
 		if string(got) != string(want) {
 			t.Errorf("got  %s\nwant %s", got, want)
+		}
+	}
+}
+
+// TestCohortDigestOf checks the buffer-and-stream cohort digest against
+// CohortDigest over ID strings: byte order of IDs (not (task, repeat)
+// order), escapes, non-ASCII, '#' in task names and invalid UTF-8.
+func TestCohortDigestOf(t *testing.T) {
+	keys := []trialKey{
+		{"b", 10}, {"b", 9}, {"b", 1}, {"a-b", 0}, {"a", 100}, {"a#1", 0}, {"é", 3},
+		{"q\"uote\\", 2}, {"ctl\x01\n", 0}, {"<&>", 1}, {"\u2028", 0}, {"😀", 7},
+	}
+	for _, ks := range [][]trialKey{nil, keys[:1], keys, append(slices.Clone(keys), trialKey{"bad\xff\xfe", 1})} {
+		ids := make([]string, len(ks))
+		for i, k := range ks {
+			ids[i] = TrialID(k.Task, k.Repeat)
+		}
+		want, err := CohortDigest(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cohortDigestOf(ks)
+		if err != nil || got != want {
+			t.Errorf("%d keys: got %s, %v; want %s", len(ks), got, err, want)
 		}
 	}
 }

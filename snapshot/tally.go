@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
@@ -42,9 +43,18 @@ type tally struct {
 	shared     int
 }
 
+// trialKey is one planned trial; the JSON tags let the plan's trials be
+// decoded straight into the keys.
 type trialKey struct {
-	task   string
-	repeat int
+	Task   string `json:"task"`
+	Repeat int    `json:"repeat"`
+}
+
+// planHead is PlanSummary with the trials decoded as keys (the shallower
+// Trials field wins in encoding/json), so the plan's trials are held once.
+type planHead struct {
+	PlanSummary
+	Trials []trialKey `json:"trials"`
 }
 
 // newTally reads the normalized plan and returns it canonicalized (the
@@ -56,7 +66,7 @@ func newTally(planJSON []byte, outcomeRules string) (*tally, []byte, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("plan is not canonicalizable JSON: %w", err)
 	}
-	var p PlanSummary
+	var p planHead
 	if err := json.Unmarshal(canon, &p); err != nil {
 		return nil, nil, fmt.Errorf("plan does not have the import-plan shape: %w", err)
 	}
@@ -67,34 +77,82 @@ func newTally(planJSON []byte, outcomeRules string) (*tally, []byte, error) {
 		attempts:     sha256.New(),
 		exceptions:   map[string]int{},
 	}
-	t.keys = make([]trialKey, len(p.Trials))
-	for i, tr := range p.Trials {
-		t.keys[i] = trialKey{tr.Task, tr.Repeat}
-	}
-	slices.SortFunc(t.keys, func(a, b trialKey) int { return CompareTrials(a.task, a.repeat, b.task, b.repeat) })
-	ids := make([]string, len(t.keys))
+	t.keys = p.Trials
+	slices.SortFunc(t.keys, func(a, b trialKey) int { return CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat) })
 	for i, k := range t.keys {
 		if i > 0 && k == t.keys[i-1] {
-			return nil, nil, fmt.Errorf("plan lists trial %q twice", TrialID(k.task, k.repeat))
+			return nil, nil, fmt.Errorf("plan lists trial %q twice", TrialID(k.Task, k.Repeat))
 		}
-		ids[i] = TrialID(k.task, k.repeat)
 	}
-	if t.cohort, err = CohortDigest(ids); err != nil {
+	if t.cohort, err = cohortDigestOf(t.keys); err != nil {
 		return nil, nil, err
 	}
 	if t.settings, err = SettingsDigest(p.Protocol.EnvironmentDigest, p.Protocol.HarnessDigest, p.Settings); err != nil {
 		return nil, nil, err
 	}
-	t.counts.Expected = len(p.Trials)
-	p.Trials, p.Settings = nil, nil
-	t.plan = p
+	t.counts.Expected = len(t.keys)
+	t.plan = p.PlanSummary
+	t.plan.Trials, t.plan.Settings = nil, nil
 	return t, canon, nil
+}
+
+// cohortDigestOf is CohortDigest of the keys' trial IDs, computed without
+// a string per ID or an encoded copy of the list: the IDs are written into
+// one buffer, sorted by their bytes and hashed as the canonical array is
+// written. IDs that are not valid UTF-8 (which a decoded plan cannot
+// hold) take CohortDigest itself; TestCohortDigestOf checks both agree.
+func cohortDigestOf(keys []trialKey) (string, error) {
+	size := 0
+	for _, k := range keys {
+		if !utf8.ValidString(k.Task) {
+			ids := make([]string, len(keys))
+			for i, k := range keys {
+				ids[i] = TrialID(k.Task, k.Repeat)
+			}
+			return CohortDigest(ids)
+		}
+		size += len(k.Task) + 12
+	}
+	arena := make([]byte, 0, size)
+	ends := make([]int, len(keys))
+	for i, k := range keys {
+		arena = append(arena, k.Task...)
+		arena = append(arena, '#')
+		arena = strconv.AppendInt(arena, int64(k.Repeat), 10)
+		ends[i] = len(arena)
+	}
+	id := func(i int) []byte {
+		start := 0
+		if i > 0 {
+			start = ends[i-1]
+		}
+		return arena[start:ends[i]]
+	}
+	order := make([]int32, len(keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return bytes.Compare(id(int(a)), id(int(b))) })
+	h := sha256.New()
+	buf := []byte{'['}
+	for n, i := range order {
+		if n > 0 {
+			buf = append(buf, ',')
+		}
+		buf = jcs.AppendStringBytes(buf, id(int(i)))
+		if len(buf) > 32<<10 {
+			h.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	h.Write(append(buf, ']'))
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // inPlan reports whether (task, repeat) is a planned trial. Observations
 // arrive in canonical order, so this is a merge against the sorted keys.
 func (t *tally) inPlan(task string, repeat int) bool {
-	for t.next < len(t.keys) && CompareTrials(t.keys[t.next].task, t.keys[t.next].repeat, task, repeat) < 0 {
+	for t.next < len(t.keys) && CompareTrials(t.keys[t.next].Task, t.keys[t.next].Repeat, task, repeat) < 0 {
 		t.next++
 	}
 	return t.next < len(t.keys) && t.keys[t.next] == trialKey{task, repeat}

@@ -451,6 +451,15 @@ func appendString(out, s []byte) []byte {
 	return append(out, '"')
 }
 
+// AppendStringBytes is AppendString for a byte slice, without converting
+// it to a string first.
+func AppendStringBytes(dst, s []byte) []byte {
+	if !utf8.Valid(s) {
+		return AppendString(dst, string(s))
+	}
+	return appendString(dst, s)
+}
+
 // AppendString appends s as a canonical JSON string, for callers that
 // build canonical objects by hand. Invalid UTF-8 is replaced by U+FFFD, as
 // encoding/json does.
