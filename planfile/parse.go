@@ -1,10 +1,12 @@
 package planfile
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -314,61 +316,104 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 		out = append(out, f)
 	}
 
-	// Trials, retries and folders.
-	type key struct {
-		task   string
-		repeat int
-	}
-	seenTrial := make(map[key]int, len(p.Trials))
-	seenDir := make(map[string][2]int, len(p.Trials))
-	for i, t := range p.Trials {
-		// Pointers are built only for findings: most plans have none.
-		tptr := func() string { return "/trials/" + strconv.Itoa(i) }
+	// Trials, retries and folders. Duplicates are found by stable sorts
+	// of indexes rather than maps: the first of each group of equal keys
+	// is the earliest in the file, as a map of first occurrences gives,
+	// at a fraction of the memory (maps of 100,000 trials and folders
+	// were about 10 MB while the plan file is still in memory).
+	tptr := func(i int) string { return "/trials/" + strconv.Itoa(i) }
+	aptr := func(i, j int) string { return tptr(i) + "/attempts/" + strconv.Itoa(j) }
+	trialIdx := make([]int32, 0, len(p.Trials))
+	for i := range p.Trials {
 		if c.trialOK[i] {
-			k := key{t.Task, t.Repeat}
-			if first, dup := seenTrial[k]; dup {
-				out = append(out, errAt(CodeDuplicateTrial, tptr(),
-					fmt.Sprintf("trial %q is planned twice (first at /trials/%d)", t.ID(), first),
-					"give each sample of a task its own repeat number; a re-execution of the same sample is a higher retry in one trial's attempts"))
-			} else {
-				seenTrial[k] = i
-			}
+			trialIdx = append(trialIdx, int32(i))
 		}
-		seenRetry := make(map[int]int, len(t.Attempts))
+	}
+	slices.SortStableFunc(trialIdx, func(x, y int32) int {
+		a, b := &p.Trials[x], &p.Trials[y]
+		return cmp.Or(cmp.Compare(a.Task, b.Task), cmp.Compare(a.Repeat, b.Repeat))
+	})
+	for k, first := 1, 0; k < len(trialIdx); k++ {
+		if !sameTrial(&p.Trials[trialIdx[k]], &p.Trials[trialIdx[first]]) {
+			first = k
+			continue
+		}
+		i, f := int(trialIdx[k]), int(trialIdx[first])
+		out = append(out, errAt(CodeDuplicateTrial, tptr(i),
+			fmt.Sprintf("trial %q is planned twice (first at /trials/%d)", p.Trials[i].ID(), f),
+			"give each sample of a task its own repeat number; a re-execution of the same sample is a higher retry in one trial's attempts"))
+	}
+
+	type dirRef struct {
+		clean string
+		i, j  int32
+	}
+	dirs := make([]dirRef, 0, len(p.Trials))
+	var seenRetry map[int]int // only for trials with many attempts
+	for i, t := range p.Trials {
+		if len(t.Attempts) > 16 {
+			if seenRetry == nil {
+				seenRetry = map[int]int{}
+			}
+			clear(seenRetry)
+		}
 		for j, a := range t.Attempts {
-			aptr := func() string { return tptr() + "/attempts/" + strconv.Itoa(j) }
 			if !c.retryOK(i, j) {
 				// Reported by the schema; not compared.
-			} else if first, dup := seenRetry[a.Retry]; dup {
-				out = append(out, errAt(CodeDuplicateRetry, aptr()+"/retry",
-					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr(), first),
+			} else if first, dup := c.firstRetry(t.Attempts, i, j, seenRetry); dup {
+				out = append(out, errAt(CodeDuplicateRetry, aptr(i, j)+"/retry",
+					fmt.Sprintf("retry %d appears twice in trial %q (first at %s/attempts/%d)", a.Retry, t.ID(), tptr(i), first),
 					"number the attempts of one trial 0, 1, 2, …; the highest retry is the trial's result"))
-			} else {
-				seenRetry[a.Retry] = j
 			}
 			if !c.dirOK(i, j) {
 				continue
 			}
 			if err := safefs.CheckRel(a.Dir); err != nil {
-				out = append(out, pathFinding(aptr()+"/dir", a.Dir, err))
+				out = append(out, pathFinding(aptr(i, j)+"/dir", a.Dir, err))
 			}
 			// Compare cleaned forms so a/b and a//b are one folder; the
 			// unclean spelling is also reported above as path_unclean.
 			if a.Dir != "" && !strings.HasPrefix(a.Dir, "/") {
-				cl := path.Clean(a.Dir)
-				if first, dup := seenDir[cl]; dup {
-					out = append(out, errAt(CodeDuplicateDir, aptr()+"/dir",
-						fmt.Sprintf("folder %q is already used at /trials/%d/attempts/%d/dir", a.Dir, first[0], first[1]),
-						"each attempt has its own folder; only the plan says which trial a folder belongs to"))
-				} else {
-					seenDir[cl] = [2]int{i, j}
-				}
+				dirs = append(dirs, dirRef{path.Clean(a.Dir), int32(i), int32(j)})
 			}
 		}
+	}
+	slices.SortStableFunc(dirs, func(x, y dirRef) int { return strings.Compare(x.clean, y.clean) })
+	for k, first := 1, 0; k < len(dirs); k++ {
+		if dirs[k].clean != dirs[first].clean {
+			first = k
+			continue
+		}
+		d, f := dirs[k], dirs[first]
+		out = append(out, errAt(CodeDuplicateDir, aptr(int(d.i), int(d.j))+"/dir",
+			fmt.Sprintf("folder %q is already used at /trials/%d/attempts/%d/dir", p.Trials[d.i].Attempts[d.j].Dir, f.i, f.j),
+			"each attempt has its own folder; only the plan says which trial a folder belongs to"))
 	}
 
 	out = append(out, c.settingsRules(p)...)
 	return out
+}
+
+func sameTrial(a, b *Trial) bool { return a.Task == b.Task && a.Repeat == b.Repeat }
+
+// firstRetry reports whether attempt j of trial i repeats the retry of an
+// earlier well-typed attempt, and the first such attempt. Trials have a
+// few attempts, so they are compared directly; seen (cleared per trial by
+// the caller) is used past 16.
+func (c *converted) firstRetry(atts []Attempt, i, j int, seen map[int]int) (int, bool) {
+	if len(atts) > 16 {
+		first, dup := seen[atts[j].Retry]
+		if !dup {
+			seen[atts[j].Retry] = j
+		}
+		return first, dup
+	}
+	for k := 0; k < j; k++ {
+		if c.retryOK(i, k) && atts[k].Retry == atts[j].Retry {
+			return k, true
+		}
+	}
+	return 0, false
 }
 
 func clip(s string) string {

@@ -1,6 +1,7 @@
 package planfile
 
 import (
+	"fmt"
 	"math/rand"
 	"strings"
 	"testing"
@@ -52,6 +53,44 @@ func TestLocateSkipsUnwantedValues(t *testing.T) {
 	}
 	exp := map[string]int{"": 0, "/t": 50, "/t/0": 55, "/t/0/ka": 56, "/t/1": 70, "/t/1/w": 71, "/t/9": 50}
 	if diff := cmp.Diff(exp, got); diff != "" {
+		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestDuplicatesFirstOccurrence pins which earlier entry a duplicate
+// names, for trials, folders and retries (including a trial with more
+// attempts than are compared directly): always the first in file order.
+func TestDuplicatesFirstOccurrence(t *testing.T) {
+	atts := []any{}
+	for r := 0; r < 20; r++ {
+		atts = append(atts, map[string]any{"retry": r % 6, "dir": fmt.Sprintf("m/%d", r)})
+	}
+	p := basePlan()
+	p["trials"] = []any{
+		map[string]any{"task": "t", "repeat": 1, "attempts": []any{map[string]any{"retry": 0, "dir": "d/a"}}},
+		map[string]any{"task": "t", "repeat": 1, "attempts": []any{map[string]any{"retry": 0, "dir": "d//a"}}},
+		map[string]any{"task": "t", "repeat": "1"},
+		map[string]any{"task": "t", "repeat": 1, "attempts": []any{map[string]any{"retry": 0, "dir": "d/a"}, map[string]any{"retry": 0, "dir": "e"}}},
+		map[string]any{"task": "u", "repeat": 0, "attempts": atts},
+	}
+	_, fs := Parse(mustJSON(t, p), "plan.json", Options{})
+	var got []string
+	for _, f := range fs {
+		if strings.HasPrefix(f.Code, "duplicate_") {
+			got = append(got, f.Pointer+" "+f.Message)
+		}
+	}
+	want := []string{
+		`/trials/1 trial "t#1" is planned twice (first at /trials/0)`,
+		`/trials/1/attempts/0/dir folder "d//a" is already used at /trials/0/attempts/0/dir`,
+		`/trials/3 trial "t#1" is planned twice (first at /trials/0)`,
+		`/trials/3/attempts/0/dir folder "d/a" is already used at /trials/0/attempts/0/dir`,
+		`/trials/3/attempts/1/retry retry 0 appears twice in trial "t#1" (first at /trials/3/attempts/0)`,
+	}
+	for r := 6; r < 20; r++ {
+		want = append(want, fmt.Sprintf(`/trials/4/attempts/%d/retry retry %d appears twice in trial "u#0" (first at /trials/4/attempts/%d)`, r, r%6, r%6))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
 	}
 }
