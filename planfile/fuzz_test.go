@@ -93,6 +93,23 @@ const streamSeed = `{"version":1,"trials":[{"task":"t","repeat":0,"attempts":[{"
 // good and doubtful trials.
 func TestStreamMatchesTree(t *testing.T) {
 	inputs := map[string][]byte{"seed": []byte(streamSeed), "no trials": []byte(`{"trials":[]}`), "trials not array": []byte(`{"trials":5,"trials":[{"task":"t","repeat":0}]}`)}
+	// Trials at the edge of the direct (tree-free) path: each must give
+	// what the tree gives, whether the direct path takes it or not.
+	for i, tr := range []string{
+		`{"task":"t","repeat":0}`, `{ "repeat" : 7 , "task" : "t" , "attempts" : [ ] }`,
+		`{"task":"t","repeat":05}`, `{"task":"t","repeat":1e0}`, `{"task":"t","repeat":1.0}`, `{"task":"t","repeat":-0}`,
+		`{"task":"t","repeat":1000000}`, `{"task":"t","repeat":1000001}`, `{"task":"t","repeat":99999999}`,
+		`{"task":"a\"b","repeat":0}`, `{"task":"","repeat":0}`, `{"task":"t"}`, `{"repeat":0}`, `{}`,
+		`{"task":"t","repeat":0,"repeat":1}`, `{"task":"t","task":"u","repeat":0}`,
+		`{"task":"t","repeat":0,"attempts":[{"retry":0,"dir":"a","dir":"b"}]}`,
+		`{"task":"t","repeat":0,"attempts":[{"retry":0}]}`, `{"task":"t","repeat":0,"attempts":[{"retry":0,"dir":"a","x":1}]}`,
+		`{"task":"t","repeat":0,"attempts":[{"retry":0,"dir":"a"},{"dir":"b","retry":0}]}`,
+		`{"task":"t","repeat":0,"attempts":{}}`, `{"task":"t","repeat":0,"attempts":[1]}`, `{"task":"t","repeat":0,"token":"x"}`,
+		`{"task":"t","repeat":0,"attempts":[{"retry":0,"dir":"a\u0062"}]}`, `["x"]`, `null`,
+		`{"task":"t","repeat":0}x`, `{"task":"t","repeat":0`, `{"task":"t","repeat":`, `{"task":"t`,
+	} {
+		inputs[fmt.Sprintf("edge %d", i)] = []byte(`{"version":1,"trials":[{"task":"s","repeat":0},` + tr + `,{"task":"s","repeat":0}]}`)
+	}
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "example", "*.json"))
 	for _, f := range files {
 		b, err := os.ReadFile(f)
