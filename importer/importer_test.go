@@ -318,8 +318,9 @@ func TestSoftMemoryLimit(t *testing.T) {
 	for _, tt := range []struct{ size, want int64 }{
 		{0, MinMemoryLimit},
 		{1 << 20, MinMemoryLimit},
-		{12 << 20, MinMemoryLimit},
-		{100 << 20, 400 << 20},
+		{8 << 20, MinMemoryLimit},
+		{12 << 20, 44 << 20},
+		{100 << 20, 308 << 20},
 	} {
 		if got := SoftMemoryLimit(tt.size); got != tt.want {
 			t.Errorf("SoftMemoryLimit(%d) = %d; want %d", tt.size, got, tt.want)

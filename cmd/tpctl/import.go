@@ -121,7 +121,7 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 }
 
 // setImportMemoryLimit applies importer.SoftMemoryLimit unless the user
-// set GOMEMLIMIT: it keeps a 100,000-trial import under 64 MiB of
+// set GOMEMLIMIT: it keeps a 100,000-trial import well under 64 MiB of
 // resident memory (see importer/memory.go).
 func setImportMemoryLimit(plan string) {
 	if os.Getenv("GOMEMLIMIT") != "" {
