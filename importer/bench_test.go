@@ -47,6 +47,17 @@ func TestMain(m *testing.M) {
 // (what `cat` would do): the ratio is the cost of judging and writing.
 func BenchmarkImport10k(b *testing.B) { benchImport(b, 10_000) }
 
+// BenchmarkImport100k imports a 100,000-trial job in this process, for
+// profiles (-cpuprofile, -memprofile). Peak RSS of the command itself is
+// measured by BenchmarkImportCmd. Skipped with -short: the job takes
+// about 1 GB of temporary disk.
+func BenchmarkImport100k(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates a 100,000-trial job; run without -short")
+	}
+	benchImport(b, 100_000)
+}
+
 func benchImport(b *testing.B, n int) {
 	job := benchJob(b, n)
 	b.ReportAllocs()
