@@ -41,6 +41,7 @@ func buildTpctl(b *testing.B) string {
 			tpctlErr = err
 			return
 		}
+		benchCleanup = append(benchCleanup, func() { os.RemoveAll(dir) })
 		tpctlBin = filepath.Join(dir, "tpctl")
 		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", tpctlBin, "../cmd/tpctl").CombinedOutput()
 		if err != nil {

@@ -14,6 +14,9 @@ import (
 
 var benchJobs sync.Map
 
+// benchCleanup runs after all tests and benchmarks (TestMain).
+var benchCleanup []func()
+
 // benchJob generates (once per process) a synthetic Harbor job of n trials.
 func benchJob(b *testing.B, n int) *harborgen.Job {
 	b.Helper()
@@ -35,6 +38,9 @@ func benchJob(b *testing.B, n int) *harborgen.Job {
 // TestMain removes the generated benchmark jobs after all tests ran.
 func TestMain(m *testing.M) {
 	code := m.Run()
+	for _, f := range benchCleanup {
+		f()
+	}
 	benchJobs.Range(func(_, v any) bool {
 		os.RemoveAll(v.(*harborgen.Job).Root)
 		return true
