@@ -107,8 +107,20 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 	} else {
 		printSummary(a, res.Manifest, res.Dir)
 		st := a.io.Styles()
+		// A big job can carry thousands of warnings of one kind (e.g.
+		// dir_missing): show the first few of each code and count the rest;
+		// --output json lists them all.
+		const perCode = 10
+		shown := map[string]int{}
 		for _, w := range res.Warnings {
-			fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, w.Message)
+			if shown[w.Code]++; shown[w.Code] <= perCode {
+				fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, w.Message)
+			}
+		}
+		for _, code := range sortedKeys(shown) {
+			if n := shown[code] - perCode; n > 0 {
+				fmt.Fprintf(a.io.Out, "%s %s: … and %d more (--output json lists every warning)\n", st.Warn.Render("warning"), code, n)
+			}
 		}
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), w.Message)
