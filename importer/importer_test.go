@@ -327,3 +327,26 @@ func TestSoftMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptsLegacyLitellm: an attempt whose only transcript is the
+// legacy litellm JSONL is reported as skipped, with the reason.
+func TestTranscriptsLegacyLitellm(t *testing.T) {
+	root, plan := writeJob(t, goodResult(`{"rewards":{"reward":1}}`, "null"), false)
+	agent := filepath.Join(root, "job", "t__1", "agent")
+	if err := os.MkdirAll(agent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(agent, "litellm-trajectory.jsonl"), []byte(`{"messages":[]}`+"\n"), 0o644)
+	out := filepath.Join(t.TempDir(), "snap")
+	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out,
+		Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Message, "legacy litellm") {
+		t.Errorf("skipped = %+v; want the legacy litellm reason", res.Skipped)
+	}
+	if res.Manifest.Trajectories.Count != 0 {
+		t.Errorf("%d trajectories exported", res.Manifest.Trajectories.Count)
+	}
+}

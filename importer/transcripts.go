@@ -130,6 +130,13 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 				}
 			}
 			if path == "" {
+				// Say so when the only transcript is the legacy litellm
+				// format, rather than skipping the attempt silently.
+				if fi, err := os.Lstat(filepath.Join(dir, "agent", "litellm-trajectory.jsonl")); err == nil && fi.Mode().IsRegular() {
+					skipped = append(skipped, Warning{"trajectory_skipped", fmt.Sprintf(
+						"%s retry %d: agent/litellm-trajectory.jsonl is the legacy litellm format, which tpctl does not read; export ATIF (agent/trajectory.json) instead",
+						tr.ID(), a.Retry)})
+				}
 				continue
 			}
 			where := fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)
