@@ -402,18 +402,32 @@ func (u *uploader) post(ctx context.Context, kind string, body []byte, ids []str
 	u.sum.Duplicates += r.Duplicates
 	u.sum.Conflicts += r.Conflicts
 	if r.Conflicts > 0 && len(ids) > 0 {
-		named := r.ConflictIDs
-		if len(named) == 0 {
-			// The server gave only a count: every trial of the request is
-			// a candidate (documented in docs/ingest-api.md).
-			named = ids
-		}
-		for _, id := range named {
+		for _, id := range conflictTrials(r.ConflictIDs, ids) {
 			u.conflictSet[id] = true
 		}
 	}
 	u.report(Progress{Kind: kind})
 	return nil
+}
+
+// conflictTrials returns the trials of a request to report as conflicts.
+// The server's conflict_ids are trusted only as far as they name trials of
+// the request (ids): anything else — a trial this request did not carry,
+// or text with terminal escape sequences from a broken or hostile server —
+// would be printed to the user as a fact. When the server names none of
+// the request's trials, every trial of the request is a candidate
+// (documented in docs/ingest-api.md).
+func conflictTrials(named, ids []string) []string {
+	var out []string
+	for _, id := range named {
+		if slices.Contains(ids, id) && !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	if len(out) == 0 {
+		return ids
+	}
+	return out
 }
 
 func (u *uploader) retried(kind string, r retryInfo) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -743,5 +744,59 @@ func TestStreamingFallback(t *testing.T) {
 	var te *TransportError
 	if !errors.As(err, &te) || strings.Contains(err.Error(), "observations.jsonl") {
 		t.Fatalf("error %v", err)
+	}
+}
+
+// TestServerConflictIDs pins that the trial IDs reported as conflicts are
+// always trials of the request: the server's conflict_ids extension is
+// taken only where it names them, never printed as it came (a foreign ID,
+// or one carrying terminal escape sequences, from a broken server).
+func TestServerConflictIDs(t *testing.T) {
+	dir, _ := newSnapshot(t, ingesttest.SnapshotSpec{Trials: 3})
+	// The snapshot's observations: trials 0 and 1 (trial 2 has no attempt).
+	all := []string{"task-00000#0", "task-00000#1"}
+	tests := []struct {
+		name  string
+		named string // the conflict_ids member of the answer, or ""
+		want  []string
+	}{
+		{"named trial of the request", `,"conflict_ids":["task-00000#1"]`, []string{"task-00000#1"}},
+		{"no names: every trial of the request", ``, all},
+		{"foreign names only", `,"conflict_ids":["\u001b]0;pwned\u0007\u001b[2Jother#0"]`, all},
+		{"foreign names beside a real one", `,"conflict_ids":["x#0","task-00000#0","task-00000#0"]`, []string{"task-00000#0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				var req struct {
+					Kind   string            `json:"kind"`
+					Events []json.RawMessage `json:"events"`
+				}
+				if err := json.Unmarshal(body, &req); err != nil {
+					t.Errorf("request: %v", err)
+				}
+				if req.Kind != KindObservations {
+					fmt.Fprint(w, `{"accepted":1,"duplicates":0,"conflicts":0}`)
+					return
+				}
+				fmt.Fprintf(w, `{"accepted":%d,"duplicates":0,"conflicts":1%s}`, len(req.Events)-1, tt.named)
+			}))
+			defer srv.Close()
+			sum, err := Snapshot(context.Background(), dir, testConfig(srv.URL, &waits{}))
+			var ce *ConflictError
+			if !errors.As(err, &ce) {
+				t.Fatalf("error %v, want a *ConflictError", err)
+			}
+			if diff := cmp.Diff(tt.want, sum.ConflictIDs); diff != "" {
+				t.Errorf("summary conflict IDs (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.want, ce.TrialIDs); diff != "" {
+				t.Errorf("error conflict IDs (-want +got):\n%s", diff)
+			}
+			if strings.ContainsRune(err.Error(), 0x1b) {
+				t.Errorf("error carries an escape sequence from the server: %q", err)
+			}
+		})
 	}
 }
