@@ -96,6 +96,12 @@ Exit status: 0 no check failed (unchecked items are listed, not failures);
 }
 
 func preflightRun(ctx context.Context, a *app, opts preflightOptions) error {
+	// A --report that cannot be written is found before any check runs: a
+	// git clone can take minutes, and its result must not be lost to a
+	// typo in the report path, nor overwrite the job or the catalog.
+	if err := checkReportPath(opts.Report, opts.Job, opts.Catalog); err != nil {
+		return usageErr(err, "pass --report a new or existing report file in a folder that exists, not the job or the catalog")
+	}
 	job, err := preflight.LoadJob(opts.Job)
 	if err != nil {
 		return inputErr(err, "fix the job file; its format is schemas/derived-job.v1.json (see docs/preflight.md)")
@@ -117,9 +123,13 @@ func preflightRun(ctx context.Context, a *app, opts preflightOptions) error {
 	if err != nil {
 		return err
 	}
+	var saveErr error
 	if opts.Report != "" {
-		if err := rep.Save(opts.Report); err != nil {
-			return err
+		saveErr = rep.Save(opts.Report)
+		if saveErr != nil {
+			// Still print the report below: the checks ran and their
+			// result is worth having even if the file is not.
+			opts.Report = ""
 		}
 	}
 	if a.jsonOutput() {
@@ -133,8 +143,41 @@ func preflightRun(ctx context.Context, a *app, opts preflightOptions) error {
 	} else if err := printPreflight(a.io, rep, opts.Report); err != nil {
 		return err
 	}
+	if saveErr != nil {
+		return findingErr(saveErr, "the report above was not saved; run the command again with a writable --report path")
+	}
 	if !rep.Ready {
 		return silentFinding(fmt.Errorf("%d preflight check(s) failed", rep.Summary.Fail))
+	}
+	return nil
+}
+
+// checkReportPath refuses a --report destination that cannot work: a
+// folder, a path whose folder does not exist, or the job or catalog file
+// itself (saving would replace the input with the report).
+func checkReportPath(report, job, catalog string) error {
+	if report == "" {
+		return nil
+	}
+	dir := filepath.Dir(report)
+	if fi, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("--report %q: its folder %q cannot be used: %w", report, dir, err)
+	} else if !fi.IsDir() {
+		return fmt.Errorf("--report %q: %q is not a folder", report, dir)
+	}
+	fi, err := os.Stat(report)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("--report %q cannot be used: %w", report, err)
+	case fi.IsDir():
+		return fmt.Errorf("--report %q is a folder; name a file inside it, e.g. %q", report, filepath.Join(report, "preflight.json"))
+	}
+	for _, in := range []struct{ what, path string }{{"job", job}, {"catalog", catalog}} {
+		if other, err := os.Stat(in.path); err == nil && os.SameFile(fi, other) {
+			return fmt.Errorf("--report %q is the %s file; saving the report would replace it", report, in.what)
+		}
 	}
 	return nil
 }
