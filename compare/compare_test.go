@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -471,5 +472,44 @@ func TestRenderColourKeepsLayout(t *testing.T) {
 	stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAll(coloured.Bytes(), nil)
 	if diff := cmp.Diff(string(plain), string(stripped)); diff != "" {
 		t.Errorf("layout differs with colour (-plain +coloured):\n%s", diff)
+	}
+}
+
+// TestRenderEscapesControlCharacters: plan-supplied text (name, checkpoint,
+// trial IDs) is shown with its control characters escaped, so a plan
+// cannot send terminal escape sequences to whoever reads the report.
+func TestRenderEscapesControlCharacters(t *testing.T) {
+	const esc = "\x1b]0;pwned\x07\x1b[2J"
+	side := Side{
+		Dir: "round\x1b[31m", Name: "name" + esc, Label: "clean",
+		Checkpoint: snapshot.Checkpoint{Ref: "hf://a/b" + esc + "@0123", ServedAs: "m\r\n"},
+		Protocol:   snapshot.Protocol{Split: "held\u0085out"},
+	}
+	r := &Result{
+		Reasons:   []Reason{{Code: ReasonCohortDiffers, Message: "trial" + esc}},
+		Base:      side,
+		Candidate: side,
+		Transitions: Transitions{
+			FailureToSuccess: []string{"a" + esc + "#0"},
+			SuccessToFailure: []string{"b\t#0"},
+			NotComparable:    []string{"c\x00#0"},
+			NotComparableDetail: []NotComparableTrial{
+				{TrialID: "c\x00#0", Base: "missing", Candidate: "success"},
+			},
+		},
+	}
+	out := string(render(t, r, 0))
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if i := strings.IndexFunc(line, unicode.IsControl); i >= 0 {
+			t.Errorf("control character %q in line %q", line[i], line)
+		}
+	}
+	for _, want := range []string{
+		`name\x1b]0;pwned\a\x1b[2J`, `hf://a/b\x1b]0;pwned\a\x1b[2J@0123`, `m\r\n`, `held\u0085out`,
+		`round\x1b[31m`, "  a\\x1b]0;pwned\\a\\x1b[2J#0\n", "  b\\t#0\n", "  c\\x00#0  base missing",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
 	}
 }

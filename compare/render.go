@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/charmbracelet/lipgloss"
 
@@ -36,12 +37,12 @@ func Render(w io.Writer, r *Result, opt RenderOptions) error {
 
 	rows := [][]string{
 		{"", s.Bold.Render(SideBase), s.Bold.Render(SideCandidate), ""},
-		{"folder", b.Dir, c.Dir, ""},
+		{"folder", printable(b.Dir), printable(c.Dir), ""},
 		{"round", short(b.RoundID), short(c.RoundID), ""},
-		{"name", b.Name, c.Name, ""},
-		{"checkpoint", b.Checkpoint.Ref, c.Checkpoint.Ref, ""},
-		{"served as", b.Checkpoint.ServedAs, c.Checkpoint.ServedAs, ""},
-		{"label", labelStyle(s, b.Label), labelStyle(s, c.Label), ""},
+		{"name", printable(b.Name), printable(c.Name), ""},
+		{"checkpoint", printable(b.Checkpoint.Ref), printable(c.Checkpoint.Ref), ""},
+		{"served as", printable(b.Checkpoint.ServedAs), printable(c.Checkpoint.ServedAs), ""},
+		{"label", labelStyle(s, printable(b.Label)), labelStyle(s, printable(c.Label)), ""},
 		{"planned", itoa(b.Counts.Expected), itoa(c.Counts.Expected), ""},
 		{"success", itoa(b.Counts.Success), itoa(c.Counts.Success), ""},
 		{"failure", itoa(b.Counts.Failure), itoa(c.Counts.Failure), ""},
@@ -58,7 +59,7 @@ func Render(w io.Writer, r *Result, opt RenderOptions) error {
 		same(s, "cohort", b.Protocol.CohortDigest, c.Protocol.CohortDigest),
 		same(s, "verifier", b.Protocol.VerifierDigest, c.Protocol.VerifierDigest),
 		same(s, "settings", b.Protocol.SettingsDigest, c.Protocol.SettingsDigest),
-		{"split", b.Protocol.Split, c.Protocol.Split, ""},
+		{"split", printable(b.Protocol.Split), printable(c.Protocol.Split), ""},
 	}
 	table(bw, rows)
 	fmt.Fprintln(bw)
@@ -87,7 +88,7 @@ func Render(w io.Writer, r *Result, opt RenderOptions) error {
 			width = max(width, len(reason.Code))
 		}
 		for _, reason := range r.Reasons {
-			fmt.Fprintf(bw, "  %s  %s\n", s.Warn.Render(pad(reason.Code, width)), reason.Message)
+			fmt.Fprintf(bw, "  %s  %s\n", s.Warn.Render(pad(reason.Code, width)), printable(reason.Message))
 		}
 	}
 	fmt.Fprintln(bw)
@@ -116,9 +117,9 @@ func list(w io.Writer, s iostreams.Styles, title string, ids []string, detail fu
 			return
 		}
 		if detail != nil {
-			fmt.Fprintf(w, "  %s  %s\n", id, detail(i))
+			fmt.Fprintf(w, "  %s  %s\n", printable(id), detail(i))
 		} else {
-			fmt.Fprintf(w, "  %s\n", id)
+			fmt.Fprintf(w, "  %s\n", printable(id))
 		}
 	}
 }
@@ -145,6 +146,27 @@ func table(w io.Writer, rows [][]string) {
 		}
 		fmt.Fprintln(w, strings.TrimRight(line.String(), " "))
 	}
+}
+
+// printable shows s with every control character (C0, DEL, C1) as a Go
+// escape such as \x1b. Names, checkpoints and trial IDs come from the
+// plan, which may carry terminal escape sequences; printed raw they could
+// rewrite the report on the screen or the title of the terminal. JSON
+// output carries the values unchanged (JSON escapes them itself).
+func printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r) // e.g. '\x1b'
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // same is a protocol row: both values shortened, and whether they match.

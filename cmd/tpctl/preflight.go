@@ -9,8 +9,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/lipgloss/table"
@@ -196,15 +198,15 @@ func printPreflight(io *iostreams.Streams, rep *preflight.Report, saved string) 
 		}
 		return st.Warn
 	}
-	fmt.Fprintf(w, "%s %s\n", st.Heading.Render("preflight"), rep.Job)
+	fmt.Fprintf(w, "%s %s\n", st.Heading.Render("preflight"), pfPrintable(rep.Job))
 	if io.IsStdoutTTY() {
 		rows := make([][]string, 0, len(rep.Checks))
 		for _, c := range rep.Checks {
-			reason := c.Reason
+			reason := pfPrintable(c.Reason)
 			for _, p := range pfMoreProblems(c) {
-				reason += "\n- " + p.String()
+				reason += "\n- " + pfPrintable(p.String())
 			}
-			rows = append(rows, []string{c.ID, string(c.Status), reason})
+			rows = append(rows, []string{pfPrintable(c.ID), string(c.Status), reason})
 		}
 		t := table.New().
 			Border(lipgloss.NormalBorder()).
@@ -226,7 +228,7 @@ func printPreflight(io *iostreams.Streams, rep *preflight.Report, saved string) 
 	} else {
 		fmt.Fprintln(w, "CHECK\tSTATUS\tREASON")
 		for _, c := range rep.Checks {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", c.ID, c.Status, pfOneLine(c.Reason))
+			fmt.Fprintf(w, "%s\t%s\t%s\n", pfPrintable(c.ID), c.Status, pfOneLine(c.Reason))
 			for _, p := range pfMoreProblems(c) {
 				fmt.Fprintf(w, "  - %s\n", pfOneLine(p.String()))
 			}
@@ -284,7 +286,30 @@ func pfJSONLine(v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-func pfOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+// pfOneLine folds whitespace to single spaces and escapes what is left of
+// control characters, for one tab-separated line.
+func pfOneLine(s string) string { return pfPrintable(strings.Join(strings.Fields(s), " ")) }
+
+// pfPrintable shows every control character in s (C0, DEL, C1) as a Go
+// escape such as \x1b. Job and catalog values (recipe and rule names,
+// references) appear in reasons, and a terminal escape sequence in them
+// must not reach the screen: it could rewrite the report or recolour a
+// fail as a pass. JSON output keeps the values (JSON escapes them).
+func pfPrintable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // pfTerminalWidth is the width of out when it is a terminal, else 120.
 func pfTerminalWidth(out io.Writer) int {

@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tuneplane/tpctl/internal/iostreams"
+	"github.com/tuneplane/tpctl/preflight"
 )
 
 func init() {
@@ -192,5 +194,38 @@ func TestPreflightExitCodes(t *testing.T) {
 	}
 	if _, err := os.Stat(report); !os.IsNotExist(err) {
 		t.Errorf("an interrupted run saved a report (stat: %v)", err)
+	}
+}
+
+// TestPreflightEscapesControlCharacters: job and catalog text (rule names,
+// reasons quoting values) reaches the screen with its control characters
+// escaped, on a terminal and off it, so a crafted job or catalog cannot
+// send terminal escape sequences (e.g. to recolour a fail as a pass).
+func TestPreflightEscapesControlCharacters(t *testing.T) {
+	const esc = "\x1b[32mpass\x1b]0;t\x07"
+	rep := &preflight.Report{
+		Job: "job\x1b[2J.yaml",
+		Checks: []preflight.Check{
+			{ID: "config.rule:r" + esc, Status: preflight.StatusFail, Reason: "rule " + esc},
+			{ID: "hardware", Status: preflight.StatusFail, Reason: "two\x1b[0m", Problems: []preflight.Problem{
+				{In: "job", Pointer: "/a", Message: "x" + esc}, {In: "job", Pointer: "/b", Message: "y\u009b31m"},
+			}},
+		},
+	}
+	for _, tty := range []bool{false, true} {
+		streams, _, out, _ := iostreams.Test()
+		streams.SetTTY(tty, tty)
+		if err := printPreflight(streams, rep, ""); err != nil {
+			t.Fatal(err)
+		}
+		s := out.String()
+		if i := strings.IndexFunc(s, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\t' }); i >= 0 {
+			t.Errorf("tty=%v: control character %q in output:\n%s", tty, s[i], s)
+		}
+		for _, want := range []string{`job\x1b[2J.yaml`, `config.rule:r\x1b[32mpass\x1b]0;t\a`, `y\u009b31m`} {
+			if !strings.Contains(s, want) {
+				t.Errorf("tty=%v: output lacks %q:\n%s", tty, want, s)
+			}
+		}
 	}
 }
