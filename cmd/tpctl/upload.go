@@ -142,7 +142,10 @@ func uploadError(dir string, err error) error {
 	)
 	switch {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return err
+		// The exit code stays 130/143 (the signal decides it in run); the
+		// hint says how to finish: nothing sent so far is lost or doubled.
+		return &cliError{code: exitInterrupted, err: err,
+			hints: []string{"the snapshot is saved: run " + retry + " to finish the upload; records already stored come back as duplicates"}}
 	case errors.As(err, &tampered):
 		return inputErr(err, "tpctl snapshot verify "+uploadQuote(dir)+" lists every problem; re-create the snapshot with tpctl import")
 	case snapshot.IsNotSnapshot(err):

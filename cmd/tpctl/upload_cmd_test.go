@@ -32,7 +32,7 @@ func TestUploadErrorCodes(t *testing.T) {
 		{&upload.HTTPError{Status: 403}, exitTransport, "ingest token of run"},
 		{&upload.HTTPError{Status: 422}, exitTransport, "retrying will not help"},
 		{&upload.ResponseError{}, exitTransport, "points at the TunePlane ingest API"},
-		{fmt.Errorf("wrapped: %w", context.Canceled), exitInterrupted, ""},
+		{fmt.Errorf("wrapped: %w", context.Canceled), exitInterrupted, "run tpctl upload 's p' to finish the upload"},
 	}
 	for _, tt := range tests {
 		err := uploadError("s p", tt.err)
