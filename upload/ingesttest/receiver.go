@@ -337,6 +337,25 @@ func (r *Receiver) handle(req *http.Request, body []byte) (*Response, *httpErr) 
 	if !ok {
 		return nil, fail(http.StatusUnauthorized, "missing Authorization: Bearer token")
 	}
+	// Authenticate before looking at the body: a caller without a valid
+	// ingest token learns nothing about the request format or limits, and
+	// gets the 401/403 the contract promises whatever it sent. Only the
+	// run scope needs the body's run_id, so it is checked after parsing.
+	r.mu.Lock()
+	t := r.lookup(tok)
+	var authErr *httpErr
+	switch {
+	case t == nil:
+		authErr = fail(http.StatusUnauthorized, "unknown token")
+	case t.expired:
+		authErr = fail(http.StatusUnauthorized, "token expired")
+	case !t.ingest:
+		authErr = fail(http.StatusForbidden, "token does not have the ingest scope")
+	}
+	r.mu.Unlock()
+	if authErr != nil {
+		return nil, authErr
+	}
 	if len(body) > MaxBody {
 		return nil, fail(http.StatusRequestEntityTooLarge, "body is over %d bytes", MaxBody)
 	}
@@ -349,7 +368,9 @@ func (r *Receiver) handle(req *http.Request, body []byte) (*Response, *httpErr) 
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	t := r.lookup(tok)
+	// Looked up again under the lock that commits: the token may have
+	// expired while the body was parsed.
+	t = r.lookup(tok)
 	switch {
 	case t == nil:
 		return nil, fail(http.StatusUnauthorized, "unknown token")

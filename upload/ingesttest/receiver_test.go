@@ -101,6 +101,10 @@ func TestConformance(t *testing.T) {
 		{"unknown token", call{"nope", protocolBody("run-a"), 401, ""}},
 		{"token without ingest scope", call{"tok-read", protocolBody("run-a"), 403, ""}},
 		{"token of another run", call{"tok-b", protocolBody("run-a"), 403, ""}},
+		// Authentication comes before the body: no format hints without a token.
+		{"unknown token, malformed body", call{"nope", `{"kind":`, 401, ""}},
+		{"unknown token, body over the limit", call{"nope", obsBody("run-a", many...), 401, ""}},
+		{"token without ingest scope, malformed body", call{"tok-read", `{"kind":`, 403, ""}},
 		{"events before the protocol", call{tok, obsBody("run-a", ev("a#0", 0, "1")), 422, ""}},
 		{"malformed JSON", call{tok, `{"kind":`, 400, ""}},
 		{"unknown kind", call{tok, `{"kind":"x","run_id":"run-a","round_id":"` + round + `"}`, 400, ""}},
