@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -168,6 +169,15 @@ func parseEndpoint(raw string) (*url.URL, error) {
 	}
 	// Only scheme, host and path are ever echoed: a query may hold a secret.
 	shown := u.Scheme + "://" + u.Host + u.EscapedPath()
+	// url.Parse takes any digits as a port; a port no socket can have
+	// would otherwise surface as a network error, retried for a minute.
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q has port %s; a port is 1 to 65535", shown, p)}
+		}
+	} else if strings.HasSuffix(u.Host, ":") {
+		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q has an empty port; remove the colon or give a port from 1 to 65535", shown)}
+	}
 	if u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
 		return nil, &ConfigError{Field: EnvEndpoint, Msg: fmt.Sprintf("%q must not have a query or fragment", shown)}
 	}

@@ -48,6 +48,10 @@ func TestConfigFromEnv(t *testing.T) {
 		{name: "unparseable", env: with(EnvEndpoint, "https://"+testToken+"\x7f/"), wantErr: "is not a valid URL"},
 		{name: "token with a newline", env: with(EnvToken, testToken+"\nx"), wantErr: "whitespace or control characters"},
 		{name: "run id with control", env: with(EnvRunID, "r\x01"), wantErr: "control characters"},
+		{name: "ok explicit https port", env: with(EnvEndpoint, "https://ingest.example.com:8443/base")},
+		{name: "port over 65535", env: with(EnvEndpoint, "http://127.0.0.1:99999"), wantErr: `"http://127.0.0.1:99999" has port 99999; a port is 1 to 65535`},
+		{name: "port 0", env: with(EnvEndpoint, "http://[::1]:0"), wantErr: "has port 0"},
+		{name: "empty port", env: with(EnvEndpoint, "https://ingest.example.com:/x"), wantErr: "has an empty port"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
