@@ -74,7 +74,17 @@ type position struct{ line, col int }
 type document struct {
 	root any
 	pos  map[string]position
+	// exactInts refuses integers beyond ±2^53 (see maxExactInt).
+	exactInts bool
 }
+
+// maxExactInt is 2^53: past it, distinct integers share one IEEE double,
+// and so one RFC 8785 form. In a job every number feeds the input
+// fingerprint, where two such integers (a 64-bit seed changed by one)
+// would hash the same and an old report would still "apply" after a
+// parameter change; they are refused instead, with the advice to quote
+// them.
+const maxExactInt = 1 << 53
 
 // parseDocument decodes one YAML (or JSON, which YAML 1.2 contains) document.
 // Anything JSON cannot represent is refused rather than guessed: aliases,
@@ -96,7 +106,7 @@ func parseDocument(in, file string, data []byte) (*document, error) {
 		line := extra.Line
 		return nil, fail(line, extra.Column, "", "more than one YAML document; keep one document per file")
 	}
-	d := &document{pos: map[string]position{}}
+	d := &document{pos: map[string]position{}, exactInts: in == "job"}
 	root, err := d.convert(&n, "", 0)
 	if err != nil {
 		var ce *convertError
@@ -169,12 +179,19 @@ func (d *document) convert(n *yaml.Node, ptr string, depth int) (any, error) {
 			}
 			return b, nil
 		case "!!int":
+			inexact := bad(fmt.Sprintf("integer %s is beyond ±2^53, where canonical JSON (RFC 8785) cannot tell it from its neighbours, so the input fingerprint would miss a change; write it as a string (\"%s\")", n.Value, n.Value))
 			var i int64
 			if err := n.Decode(&i); err == nil {
+				if d.exactInts && (i > maxExactInt || i < -maxExactInt) {
+					return nil, inexact
+				}
 				return json.Number(strconv.FormatInt(i, 10)), nil
 			}
 			var u uint64
 			if err := n.Decode(&u); err == nil {
+				if d.exactInts {
+					return nil, inexact
+				}
 				return json.Number(strconv.FormatUint(u, 10)), nil
 			}
 			return nil, bad(fmt.Sprintf("integer %s is out of range", n.Value))

@@ -84,6 +84,12 @@ func TestDecodeJobProblems(t *testing.T) {
 		{"empty", "", []Problem{{In: "job", Message: "empty"}}},
 		{"not an object", "[1, 2]\n", []Problem{{In: "job", Pointer: "", Line: 1, Message: "want object"}}},
 		{"syntax error", "version: [1\n", []Problem{{In: "job", Message: "not valid YAML or JSON"}}},
+		{"integer past 2^53", strings.Replace(minimalJob, "params: {}", "params: {seed: 9007199254740993}", 1),
+			[]Problem{{In: "job", Pointer: "/params/seed", Line: 3, Message: `integer 9007199254740993 is beyond ±2^53`}}},
+		{"negative integer past 2^53", strings.Replace(minimalJob, "config: {}", "config: {offset: -9007199254740993}", 1),
+			[]Problem{{In: "job", Pointer: "/config/offset", Line: 5, Message: `write it as a string ("-9007199254740993")`}}},
+		{"uint64 integer", strings.Replace(minimalJob, "params: {}", "params: {seed: 18446744073709551615}", 1),
+			[]Problem{{In: "job", Pointer: "/params/seed", Line: 3, Message: "beyond ±2^53"}}},
 		{"too deep", strings.Replace(minimalJob, "params: {}", "params: "+strings.Repeat("[", 100)+strings.Repeat("]", 100), 1),
 			[]Problem{{In: "job", Pointer: "/params" + strings.Repeat("/0", maxDepth), Line: 3, Message: "nested deeper"}}},
 	}
@@ -114,6 +120,36 @@ func TestDecodeJobProblems(t *testing.T) {
 				t.Errorf("error %q does not start with the file name", err)
 			}
 		})
+	}
+}
+
+// TestFingerprintSeesEveryIntegerChange: a parameter changed by one must
+// change the fingerprint, also at the edge of the exact range; past it the
+// job is refused (TestDecodeJobProblems) instead of hashing two values the
+// same.
+func TestFingerprintSeesEveryIntegerChange(t *testing.T) {
+	fp := func(v string) string {
+		t.Helper()
+		j, err := DecodeJob("j", []byte(strings.Replace(minimalJob, "params: {}", "params: {seed: "+v+"}", 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := ComputeFingerprint(j)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f.SHA256
+	}
+	for _, pair := range [][2]string{{"9007199254740991", "9007199254740992"}, {"-9007199254740992", "-9007199254740991"}, {"1", "2"}} {
+		if fp(pair[0]) == fp(pair[1]) {
+			t.Errorf("seed %s and %s give the same fingerprint", pair[0], pair[1])
+		}
+	}
+	// The catalog is not fingerprinted: a 64-bit bound in a params schema
+	// stays readable.
+	cat := strings.Replace(string(readExample(t, "catalog.yaml")), "maximum: 20}", "maximum: 18446744073709551615}", 1)
+	if _, err := DecodeCatalog("catalog.yaml", []byte(cat)); err != nil {
+		t.Errorf("catalog with a 64-bit maximum: %v", err)
 	}
 }
 
@@ -183,6 +219,7 @@ func FuzzDecodeJob(f *testing.F) {
 	f.Add([]byte("a: &x [*x]\n"))
 	f.Add([]byte("? [a]\n: b\n"))
 	f.Add([]byte("x: !!binary aGVsbG8=\n"))
+	f.Add([]byte(`{"version": 1, "params": {"seed": 9007199254740993, "n": -9007199254740992}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		j, err := DecodeJob("fuzz.yaml", data)
 		if err != nil {
