@@ -191,6 +191,12 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 			end++
 		}
 		runJobs(ctx, jobs, root, bufs)
+		// runJobs stops handing out work when ctx is cancelled, so a
+		// cancelled chunk holds unjudged attempts: report the cancellation,
+		// never an observation built from them.
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		j := 0
 		for i := start; i < end; i++ {
 			t := trials[i]

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -348,5 +349,43 @@ func TestTranscriptsLegacyLitellm(t *testing.T) {
 	}
 	if res.Manifest.Trajectories.Count != 0 {
 		t.Errorf("%d trajectories exported", res.Manifest.Trajectories.Count)
+	}
+}
+
+// cancelAfter is a context whose Err reports cancellation from its n-th
+// call on, so a test can cancel an import in the middle of a chunk
+// deterministically.
+type cancelAfter struct {
+	context.Context
+	calls atomic.Int64
+	n     int64
+}
+
+func (c *cancelAfter) Err() error {
+	if c.calls.Add(1) >= c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestImportCancelledMidChunk: an interrupt while a chunk is being read
+// must end the import as cancelled (exit 130/143 in the CLI), not as an
+// invalid observation built from attempts nobody judged, and must leave
+// nothing at --out.
+func TestImportCancelledMidChunk(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "snap")
+	// Err call 1 is the chunk check, call 2 lets the first attempt be
+	// handed out, call 3 stops the pool with the rest unjudged.
+	ctx := &cancelAfter{Context: context.Background(), n: 3}
+	_, err := Import(ctx, Options{PlanPath: filepath.Join(exampleRoot, "import-plan.json"), Root: exampleRoot, Out: out, Workers: 1})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if _, err := os.Lstat(out); !os.IsNotExist(err) {
+		t.Errorf("--out exists after a cancelled import: %v", err)
+	}
+	left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".snap.tmp-*"))
+	if len(left) > 0 {
+		t.Errorf("temporary folders left behind: %v", left)
 	}
 }
