@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -527,6 +528,53 @@ func TestCohortDigestOf(t *testing.T) {
 		got, err := cohortDigestOf(ks)
 		if err != nil || got != want {
 			t.Errorf("%d keys: got %s, %v; want %s", len(ks), got, err, want)
+		}
+	}
+}
+
+// TestVerifyThroughSymlink: DIR given as a symlink to a snapshot (a
+// "latest" link) verifies like the folder itself; a link inside the
+// snapshot is still a problem.
+func TestVerifyThroughSymlink(t *testing.T) {
+	base := t.TempDir()
+	dir := filepath.Join(base, "snap")
+	writeSnapshot(t, dir, testObservations())
+	link := filepath.Join(base, "latest")
+	if err := os.Symlink("snap", link); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.OK {
+		t.Errorf("snapshot reached through a symlink does not verify: %+v", rep.Problems)
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(dir, "inner")); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(link); err != nil || rep.OK {
+		t.Errorf("a symlink inside the snapshot verified (err %v)", err)
+	}
+}
+
+// TestSnapshotFolderMode: the published folder is as readable as its
+// files (MkdirTemp makes it 0700, which locked teammates out).
+func TestSnapshotFolderMode(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snap")
+	writeSnapshot(t, dir, testObservations())
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pi, err := os.Stat(filepath.Join(dir, PlanFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each class that may read plan.json may also list the folder.
+	for _, class := range []fs.FileMode{0o040, 0o004} {
+		if pi.Mode().Perm()&class != 0 && fi.Mode().Perm()&class == 0 {
+			t.Errorf("folder mode %v hides files of mode %v", fi.Mode().Perm(), pi.Mode().Perm())
 		}
 	}
 }

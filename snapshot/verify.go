@@ -163,7 +163,15 @@ func Verify(dir string) (*VerifyReport, error) {
 
 	// Every file on disk must be listed, and every listed file must match.
 	onDisk := map[string]bool{}
-	walkErr := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	// DIR itself may be a symlink the user chose (a "latest" link, /tmp on
+	// macOS); WalkDir does not descend into a symlinked root, which made
+	// every file look missing. A trailing separator resolves DIR itself
+	// only: links inside the snapshot are still reported, never followed.
+	walkRoot := dir
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		walkRoot = dir + string(filepath.Separator)
+	}
+	walkErr := filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}

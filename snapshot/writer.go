@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -191,6 +192,9 @@ func (w *Writer) Commit() (m *Manifest, err error) {
 			return nil, err
 		}
 	}
+	if err := w.openUp(); err != nil {
+		return nil, err
+	}
 	if err := safefs.SyncDir(w.tmp); err != nil {
 		return nil, err
 	}
@@ -199,6 +203,30 @@ func (w *Writer) Commit() (m *Manifest, err error) {
 	}
 	w.done = true
 	return m, nil
+}
+
+// openUp gives the folder the permissions a plain mkdir would have had.
+// os.MkdirTemp creates it 0700, which kept a snapshot written to a shared
+// place unreadable to the teammate who uploads it, although its files are
+// 0644. The umask is honoured by following plan.json's read bits (created
+// 0644 through the umask): group and others may list the folder exactly
+// when they may read its files.
+func (w *Writer) openUp() error {
+	fi, err := os.Stat(filepath.Join(w.tmp, PlanFile))
+	if err != nil {
+		return err
+	}
+	mode := fs.FileMode(0o700)
+	if fi.Mode().Perm()&0o040 != 0 {
+		mode |= 0o050
+	}
+	if fi.Mode().Perm()&0o004 != 0 {
+		mode |= 0o005
+	}
+	if err := os.Chmod(w.tmp, mode); err != nil {
+		return fmt.Errorf("failed to set the permissions of %q: %w", w.tmp, err)
+	}
+	return nil
 }
 
 // Abort removes the temporary folder. It is safe to call more than once
