@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tuneplane/tpctl/importer"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/upload"
 )
@@ -150,6 +151,7 @@ func setImportMemoryLimit(plan string) {
 func importError(a *app, err error, o importOptions) error {
 	var invalid *importer.PlanInvalidError
 	var unreadable *importer.PlanUnreadableError
+	var exists *safefs.ExistsError
 	switch {
 	case errors.As(err, &invalid):
 		if a.jsonOutput() {
@@ -162,6 +164,10 @@ func importError(a *app, err error, o importOptions) error {
 		return inputErr(err, "check the path given to --plan")
 	case errors.Is(err, importer.ErrNoRedactor):
 		return usageErr(err)
+	case errors.As(err, &exists):
+		// A bad --out is a usage error (exit 2), as for eval run and
+		// plan init.
+		return usageErr(err, "choose a new --out folder; to look at the existing one: tpctl snapshot show "+exists.Path)
 	}
 	if snapshot.IsNotSnapshot(err) {
 		return inputErr(err)

@@ -51,7 +51,7 @@ func TestExitCodes(t *testing.T) {
 		{"verify tampered", []string{"snapshot", "verify", tampered}, 1},
 		{"verify not a snapshot", []string{"snapshot", "verify", dir}, 2},
 		{"show not a snapshot", []string{"snapshot", "show", dir}, 2},
-		{"out exists", []string{"import", "--plan", plan, "--root", example, "--out", snap}, 1},
+		{"out exists", []string{"import", "--plan", plan, "--root", example, "--out", snap}, 2},
 		{"plan invalid", []string{"import", "--plan", badPlan, "--root", example, "--out", filepath.Join(dir, "x")}, 1},
 		{"plan unreadable", []string{"import", "--plan", filepath.Join(dir, "nope.json"), "--root", example, "--out", filepath.Join(dir, "y")}, 2},
 		{"root missing", []string{"import", "--plan", plan, "--root", filepath.Join(dir, "nope"), "--out", filepath.Join(dir, "z")}, 2},

@@ -259,12 +259,26 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// MustNotExist returns an error unless path is absent. Rename onto an empty
-// folder succeeds on Linux, so "the output must be new" needs this check.
+// ExistsError means an output path that must be new already exists. It
+// matches fs.ErrExist, so callers can report it as a usage error.
+type ExistsError struct {
+	Path string
+}
+
+func (e *ExistsError) Error() string {
+	return fmt.Sprintf("%q already exists; choose a new output path (tpctl never overwrites or resumes one)", e.Path)
+}
+
+// Unwrap lets errors.Is(err, fs.ErrExist) recognise it.
+func (e *ExistsError) Unwrap() error { return fs.ErrExist }
+
+// MustNotExist returns an *ExistsError unless path is absent. Rename onto
+// an empty folder succeeds on Linux, so "the output must be new" needs this
+// check.
 func MustNotExist(path string) error {
 	_, err := os.Lstat(path)
 	if err == nil {
-		return fmt.Errorf("%q already exists; choose a new output folder (tpctl never overwrites or resumes one)", path)
+		return &ExistsError{Path: path}
 	}
 	if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot check output folder %q: %w", path, err)

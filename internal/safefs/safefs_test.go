@@ -128,3 +128,32 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestMustNotExist: every kind of existing entry (folder, empty folder,
+// file, dangling symlink) is an *ExistsError matching fs.ErrExist, so the
+// CLI can report it as a usage error; only a real absence passes.
+func TestMustNotExist(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	dangling := filepath.Join(dir, "dangling")
+	if err := os.Symlink("nowhere", dangling); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{file, empty, dangling} {
+		err := MustNotExist(p)
+		var ee *ExistsError
+		if !errors.As(err, &ee) || ee.Path != p || !errors.Is(err, fs.ErrExist) {
+			t.Errorf("MustNotExist(%q) = %v; want *ExistsError matching fs.ErrExist", p, err)
+		}
+	}
+	if err := MustNotExist(filepath.Join(dir, "new")); err != nil {
+		t.Errorf("MustNotExist(new) = %v", err)
+	}
+}
