@@ -3,8 +3,8 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -43,21 +43,23 @@ given (the snapshot then records format_verified: false).`,
 				_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
 				return err
 			}
+			// writeColumns pads on the plain text and styles afterwards;
+			// tabwriter counted the header's escape sequences as width and
+			// misaligned the table on a terminal.
 			st := a.io.Styles()
-			tw := tabwriter.NewWriter(a.io.Out, 0, 4, 2, ' ', 0)
-			// Style each cell on its own: lipgloss expands tabs, which
-			// would break the column alignment.
-			head := []string{"FORMAT", "REVISION", "NAME", "DATE", "ATIF", "NOTES"}
-			for i, h := range head {
-				head[i] = st.Bold.Render(h)
+			var b strings.Builder
+			rows := [][]cell{{}}
+			for _, h := range []string{"FORMAT", "REVISION", "NAME", "DATE", "ATIF", "NOTES"} {
+				rows[0] = append(rows[0], cell{text: h, style: st.Bold.Render})
 			}
-			fmt.Fprintln(tw, strings.Join(head, "\t"))
 			for _, f := range rep.Formats {
 				for _, r := range f.Revisions {
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", f.Format, r.Commit, r.Name, r.Date, r.ATIF, r.Summary)
+					rows = append(rows, []cell{{text: f.Format}, {text: r.Commit}, {text: r.Name}, {text: r.Date}, {text: r.ATIF}, {text: r.Summary}})
 				}
 			}
-			return tw.Flush()
+			writeColumns(&b, rows)
+			_, err := io.WriteString(a.io.Out, b.String())
+			return err
 		},
 	}
 }

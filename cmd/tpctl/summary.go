@@ -36,7 +36,11 @@ func manifestJSON(w io.Writer, m *snapshot.Manifest, extra map[string]any) error
 func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	st := a.io.Styles()
 	w := a.io.Out
-	row := func(k, v string) { fmt.Fprintf(w, "%-13s %s\n", st.Bold.Render(k), v) }
+	// Pad the plain key, then style it: escape sequences would otherwise
+	// count toward the width and shift every value on a terminal.
+	row := func(k, v string) {
+		fmt.Fprintf(w, "%s%s %s\n", st.Bold.Render(k), strings.Repeat(" ", max(13-len(k), 0)), v)
+	}
 	row("snapshot", dir)
 	row("round", m.RoundID)
 	row("name", fmt.Sprintf("%s (split %s)", m.Name, m.Protocol.Split))
