@@ -86,7 +86,15 @@ type attemptJob struct {
 	outcome snapshot.AttemptOutcome
 	ev      snapshot.Evidence
 	unknown int
+	// invalid is the parse error of a result_invalid attempt: the SPEC
+	// promises it to the user, and observations carry only the code.
+	invalid string
 }
+
+// maxInvalidWarnings bounds the result_invalid warnings kept with their
+// parse error, so a job of 100,000 broken files cannot grow memory; the
+// rest are counted in one last warning.
+const maxInvalidWarnings = 1000
 
 // Import validates the plan, judges every attempt and writes the snapshot
 // to opts.Out, which must not exist. Nothing is visible at opts.Out unless
@@ -162,7 +170,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	defer root.Close()
 	bufs := make([][]byte, workers)
 
-	var unknown int
+	var unknown, invalid int
 	var tr *transcriber
 	if opts.Transcripts != nil {
 		if tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root); err != nil {
@@ -205,6 +213,13 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 				obs := observation(t, jobs[j:j+k])
 				for _, job := range jobs[j : j+k] {
 					unknown += job.unknown
+					if job.invalid == "" {
+						continue
+					}
+					if invalid++; invalid <= maxInvalidWarnings {
+						res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
+							fmt.Sprintf("trial %s retry %d is unscored: %s", t.ID(), job.retry, job.invalid)})
+					}
 				}
 				if err := w.Add(obs); err != nil {
 					return nil, fmt.Errorf("trial %s: %w", t.ID(), err)
@@ -220,6 +235,10 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if invalid > maxInvalidWarnings {
+		res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
+			fmt.Sprintf("%d more attempts are unscored because their result.json could not be read (reason result_invalid in observations.jsonl)", invalid-maxInvalidWarnings)})
 	}
 	if unknown > 0 {
 		res.Warnings = append(res.Warnings, Warning{"unknown_fields",
@@ -286,6 +305,9 @@ func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte) {
 			Reason:        o.Reason,
 			Reward:        o.Reward,
 			ExceptionType: o.ExceptionType,
+		}
+		if o.Reason == outcome.ReasonResultInvalid {
+			j.invalid = o.Detail
 		}
 	}
 	rel := j.dir + "/" + ResultFile

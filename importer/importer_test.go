@@ -389,3 +389,36 @@ func TestImportCancelledMidChunk(t *testing.T) {
 		t.Errorf("temporary folders left behind: %v", left)
 	}
 }
+
+// TestImportInvalidResultWarns: SPEC §2 promises result_invalid "with the
+// parse error"; observations carry only the code, so the import's
+// warnings must name the trial, the file and what is wrong with it.
+func TestImportInvalidResultWarns(t *testing.T) {
+	root, plan := writeJob(t, goodResult(`{"rewards":{"reward":1}}`, "null")[:100], false)
+	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []Warning
+	for _, w := range res.Warnings {
+		if w.Code == "result_invalid" {
+			got = append(got, w)
+		}
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Message, "trial t#0 retry 0") ||
+		!strings.Contains(got[0].Message, "job/t__1/result.json") || !strings.Contains(got[0].Message, "truncated") {
+		t.Errorf("result_invalid warnings = %+v; want one naming trial t#0, its file and the parse error", got)
+	}
+
+	// A valid result gives no such warning.
+	root, plan = writeJob(t, goodResult(`{"rewards":{"reward":1}}`, "null"), false)
+	res, err = Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range res.Warnings {
+		if w.Code == "result_invalid" {
+			t.Errorf("valid result warned: %+v", w)
+		}
+	}
+}
