@@ -190,38 +190,45 @@ func (p *process) Redact(ctx context.Context, s string) (string, error) {
 	}()
 	timer := time.NewTimer(p.timeout)
 	defer timer.Stop()
-	for {
+	lines := p.lines
+	var (
+		text     string
+		answered bool
+	)
+	for !answered || wrote != nil {
 		select {
 		case <-ctx.Done():
 			return "", p.fail(id, fmt.Errorf("interrupted: %w", ctx.Err()))
 		case <-timer.C:
+			if answered {
+				// It answered without reading the whole request and
+				// then stopped reading: the next request could never
+				// be written.
+				return "", p.fail(id, fmt.Errorf("answered request %d before reading all of it and then stopped reading its input for %s; it was stopped", id, p.timeout))
+			}
 			return "", p.fail(id, fmt.Errorf("no answer within %s (request %d); it was stopped", p.timeout, id))
 		case err := <-wrote:
 			wrote = nil
 			if err != nil {
 				return "", p.fail(id, p.exitReason(id, "stopped reading its input"))
 			}
-		case l, ok := <-p.lines:
+		case l, ok := <-lines:
 			if !ok || l.err != nil {
 				if ok && l.err != io.EOF && !errors.Is(l.err, os.ErrClosed) {
 					return "", p.fail(id, fmt.Errorf("%v (request %d)", l.err, id))
 				}
 				return "", p.fail(id, p.exitReason(id, "closed its output"))
 			}
-			text, err := parseAnswer(l.b, id)
-			if err != nil {
+			var err error
+			if text, err = parseAnswer(l.b, id); err != nil {
 				return "", p.fail(id, err)
 			}
-			if wrote != nil {
-				// Answered before the whole request was written: the
-				// protocol is broken.
-				if err := <-wrote; err != nil {
-					return "", p.fail(id, p.exitReason(id, "stopped reading its input"))
-				}
-			}
-			return text, nil
+			// The rest of the request may still be in flight; wait for it
+			// (within the same time limit) but read no further answers.
+			answered, lines = true, nil
 		}
 	}
+	return text, nil
 }
 
 // exitReason waits briefly for the child to exit and describes how it did.

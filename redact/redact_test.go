@@ -38,6 +38,13 @@ func fakeRedactor(mode string) int {
 	in.Buffer(nil, 64<<20)
 	out := bufio.NewWriter(os.Stdout)
 	for n := 1; in.Scan(); n++ {
+		if mode == "answer-unread" && n == 1 {
+			// Answer the probe, then answer request 2 without reading it
+			// and never read again.
+			fmt.Fprintf(out, "{\"id\":1,\"text\":\"\"}\n{\"id\":2,\"text\":\"\"}\n")
+			out.Flush()
+			time.Sleep(time.Hour)
+		}
 		var req struct {
 			ID   int64  `json:"id"`
 			Text string `json:"text"`
@@ -213,6 +220,51 @@ func TestExecCancel(t *testing.T) {
 	if _, err := r.Redact(ctx, "x"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %v, want the context's error", err)
 	}
+}
+
+// A child that answers a request before reading all of it and then stops
+// reading must not block the write forever: the time limit and the
+// context still apply.
+func TestExecAnswerWithoutReading(t *testing.T) {
+	big := strings.Repeat("x", 4<<20) // far more than a pipe holds
+	t.Run("timeout", func(t *testing.T) {
+		r, err := openFake(t, "answer-unread", 300*time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		done := make(chan error, 1)
+		go func() { _, err := r.Redact(context.Background(), big); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "answered request 2 before reading all of it") {
+				t.Errorf("err = %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			killProcess(r.(*process).cmd) // unblock the write so Close can run
+			t.Fatal("Redact blocked on a child that stopped reading")
+		}
+	})
+	t.Run("cancel", func(t *testing.T) {
+		r, err := openFake(t, "answer-unread", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		defer cancel()
+		done := make(chan error, 1)
+		go func() { _, err := r.Redact(ctx, big); done <- err }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("err = %v, want the context's error", err)
+			}
+		case <-time.After(10 * time.Second):
+			killProcess(r.(*process).cmd) // unblock the write so Close can run
+			t.Fatal("Redact ignored cancellation while a child stopped reading")
+		}
+	})
 }
 
 func TestExecLargeText(t *testing.T) {
