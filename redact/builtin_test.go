@@ -107,6 +107,30 @@ func TestScanner(t *testing.T) {
 			}
 		})
 	}
+	// A known value is found in its escaped forms too: tool arguments are
+	// exported as JSON text, where a quote or backslash is escaped (Go) and
+	// non-ASCII may be \u-escaped (Python's json.dumps).
+	s3 := NewScanner([]string{`DB_PASSWORD=ab"cd\ef<gh`, "API_KEY=pässwörd-123", "TUNEPLANE_JOB_TOKEN=tab\there-and-more"})
+	escaped := []struct {
+		name string
+		text string
+		want []Hit
+	}{
+		{"raw", `x ab"cd\ef<gh`, []Hit{{"env:DB_PASSWORD", 1}}},
+		{"go json", `{"cmd":"PW=ab\"cd\\ef<gh"}`, []Hit{{"env:DB_PASSWORD", 1}}},
+		{"go json html", `{"cmd":"PW=ab\"cd\\ef\u003cgh"}`, []Hit{{"env:DB_PASSWORD", 1}}},
+		{"python ascii", `{"k": "p\u00e4ssw\u00f6rd-123"}`, []Hit{{"env:API_KEY", 1}}},
+		{"control char", `{"t":"tab\there-and-more"}`, []Hit{{"env:TUNEPLANE_JOB_TOKEN", 1}}},
+		{"raw and escaped", `ab"cd\ef<gh and "ab\"cd\\ef<gh"`, []Hit{{"env:DB_PASSWORD", 2}}},
+		{"near miss", `ab"cd\ef<g`, nil},
+	}
+	for _, tt := range escaped {
+		t.Run("escaped/"+tt.name, func(t *testing.T) {
+			if d := cmp.Diff(tt.want, s3.Scan("f", tt.text)); d != "" {
+				t.Errorf("hits (-want +got):\n%s", d)
+			}
+		})
+	}
 	// The job token alone (no duplicate) is reported under its own name.
 	s2 := NewScanner([]string{"TUNEPLANE_JOB_TOKEN=tp-job-9f8e7d6c5b"})
 	if d := cmp.Diff([]Hit{{"env:TUNEPLANE_JOB_TOKEN", 1}}, s2.Scan("f", "x tp-job-9f8e7d6c5b")); d != "" {

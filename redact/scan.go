@@ -1,10 +1,14 @@
 package redact
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
+	"unicode/utf16"
 )
 
 // MinSecretLen is the shortest environment value the scanner looks for:
@@ -30,7 +34,14 @@ type Scanner struct {
 	patterns []scanPattern
 }
 
-type envValue struct{ name, value string }
+// envValue is one known secret and the forms it takes in outgoing text:
+// the raw value, and the escaped forms it has inside a JSON string (tool
+// arguments are exported as JSON text, and tool output is often JSON), so
+// a password holding a quote or a backslash cannot pass as "ab\"cd".
+type envValue struct {
+	name  string
+	forms []string
+}
 
 type scanPattern struct {
 	kind  string
@@ -58,7 +69,7 @@ func NewScanner(environ []string) *Scanner {
 			continue
 		}
 		seen[value] = true
-		s.values = append(s.values, envValue{name, value})
+		s.values = append(s.values, envValue{name, secretForms(value)})
 	}
 	for _, d := range detectors {
 		if d.noScan {
@@ -71,6 +82,61 @@ func NewScanner(environ []string) *Scanner {
 		s.patterns = append(s.patterns, scanPattern{kind: d.kind, re: re, d: d, valid: d.valid})
 	}
 	return s
+}
+
+// secretForms returns value and its distinct escaped forms inside a JSON
+// string: as Go writes it with and without HTML escaping, and as Python's
+// json.dumps writes it (non-ASCII as \uXXXX). A value with nothing to
+// escape has one form.
+func secretForms(value string) []string {
+	forms := []string{value}
+	add := func(f string) {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	for _, html := range []bool{false, true} {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(html)
+		if enc.Encode(value) == nil {
+			js := b.String() // "…"\n
+			add(js[1 : len(js)-2])
+		}
+	}
+	add(asciiJSON(value))
+	return forms
+}
+
+// asciiJSON is the inside of value as a JSON string with every non-ASCII
+// character escaped (Python's json.dumps default, ensure_ascii).
+func asciiJSON(value string) string {
+	var b strings.Builder
+	for _, r := range value {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20 || (r >= 0x80 && r < 0x10000):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r >= 0x10000:
+			r1, r2 := utf16.EncodeRune(r)
+			fmt.Fprintf(&b, `\u%04x\u%04x`, r1, r2)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 func secretName(name string) bool {
@@ -101,7 +167,11 @@ func (s *Scanner) Scan(field, text string) []Hit {
 	_ = field
 	var hits []Hit
 	for _, v := range s.values {
-		if n := strings.Count(text, v.value); n > 0 {
+		n := 0
+		for _, f := range v.forms {
+			n += strings.Count(text, f)
+		}
+		if n > 0 {
 			hits = append(hits, Hit{Detector: "env:" + v.name, Count: n})
 		}
 	}
