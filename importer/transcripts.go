@@ -68,27 +68,49 @@ func newTranscriber(ctx context.Context, opts TranscriptOptions, root string) (*
 
 func (t *transcriber) close() { t.red.Close() }
 
-// trajectoryCandidates lists where an attempt's ATIF trajectory may be:
-// agent/trajectory.json for a single-step trial, else each step's
-// steps/<name>/agent/trajectory.json in name order (the first found is
-// exported).
-func trajectoryCandidates(dir string) []string {
-	c := []string{filepath.Join(dir, "agent", "trajectory.json")}
+// trajectoryCandidates lists, relative to --root, where an attempt's ATIF
+// trajectory may be: agent/trajectory.json for a single-step trial, else
+// each step's steps/<name>/agent/trajectory.json in name order (the first
+// found is exported). dir is the attempt's folder, already resolved.
+func trajectoryCandidates(rel, dir string) []string {
+	c := []string{rel + "/agent/trajectory.json"}
 	entries, err := os.ReadDir(filepath.Join(dir, "steps"))
 	if err != nil {
 		return c
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if e.IsDir() {
+		// A symlinked step folder is listed too, so that resolving it
+		// refuses it with a stated reason instead of passing over it.
+		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
 			names = append(names, e.Name())
 		}
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		c = append(c, filepath.Join(dir, "steps", n, "agent", "trajectory.json"))
+		c = append(c, rel+"/steps/"+n+"/agent/trajectory.json")
 	}
 	return c
+}
+
+// findTrajectory returns the first candidate that exists, resolved under
+// root with every component lstat'ed: a symlink anywhere on the way (the
+// agent or steps folder, the file itself) is refused with a *PathError
+// rather than followed out of the job folder. It returns "" when the
+// attempt has no trajectory.
+func findTrajectory(root, rel, dir string) (string, error) {
+	for _, c := range trajectoryCandidates(rel, dir) {
+		p, err := safefs.Resolve(root, c)
+		var pe *safefs.PathError
+		if errors.As(err, &pe) && pe.Code == safefs.CodeMissing {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	return "", nil
 }
 
 // export selects trajectories in the fixed order of SPEC §3 — trials by
@@ -122,12 +144,11 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 			if err != nil {
 				continue
 			}
-			path := ""
-			for _, c := range trajectoryCandidates(dir) {
-				if fi, err := os.Lstat(c); err == nil && fi.Mode().IsRegular() {
-					path = c
-					break
-				}
+			where := fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)
+			path, err := findTrajectory(t.root, a.Dir, dir)
+			if err != nil {
+				skipped = append(skipped, Warning{"trajectory_skipped", where + ": " + err.Error()})
+				continue
 			}
 			if path == "" {
 				// Say so when the only transcript is the legacy litellm
@@ -139,7 +160,6 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 				}
 				continue
 			}
-			where := fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)
 			traj, err := transcript.Build(ctx, path, t.red, t.scanner, t.opts.Limits)
 			var skip *transcript.SkipError
 			if errors.As(err, &skip) {
