@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -52,7 +53,8 @@ them to the TunePlane ingest API, and compares rounds only when their protocols 
 
 Exit status: 0 ok; 1 a finding (plan invalid, not ready, evaluation incomplete) or
 other failure; 2 usage or unreadable input; 3 upload/transport failure;
-130/143 interrupted by SIGINT/SIGTERM.`,
+130/143 interrupted by SIGINT/SIGTERM (a second signal exits at once,
+without waiting for cleanup).`,
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
@@ -125,20 +127,12 @@ func run() int {
 func runWith(parent context.Context, streams *iostreams.Streams, args []string) int {
 	ctx, stop := context.WithCancelCause(parent)
 	defer stop(nil)
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	go func() {
-		select {
-		case s := <-sigs:
-			name := "SIGINT"
-			if s == syscall.SIGTERM {
-				name = "SIGTERM"
-			}
-			stop(interrupted{signal: name})
-		case <-ctx.Done():
-		}
-	}()
+	finished := make(chan struct{})
+	defer close(finished)
+	go watchSignals(sigs, stop, finished, streams.ErrOut, os.Exit)
 
 	a := &app{io: streams}
 	root := newRootCmd(a)
@@ -161,6 +155,36 @@ func runWith(parent context.Context, streams *iostreams.Streams, args []string) 
 		}
 	}
 	return int(codeOf(err))
+}
+
+// watchSignals turns the first SIGINT/SIGTERM into a cancellation whose
+// cause names the signal, so the command can clean up and exit 130/143.
+// A command blocked where it cannot see the context (an open(2) of a named
+// pipe nobody writes to, a hung network file system) would then never end,
+// and tpctl, having caught the signal, could not be stopped short of
+// SIGKILL: a second signal exits at once with the code of the first.
+func watchSignals(sigs <-chan os.Signal, stop context.CancelCauseFunc, finished <-chan struct{}, errOut io.Writer, exit func(int)) {
+	var first interrupted
+	select {
+	case s := <-sigs:
+		first = interrupted{signal: signalName(s)}
+		stop(first)
+	case <-finished:
+		return
+	}
+	select {
+	case s := <-sigs:
+		fmt.Fprintf(errOut, "tpctl: error: interrupted again by %s; exiting without waiting for cleanup\n", signalName(s))
+		exit(int(codeOf(first)))
+	case <-finished:
+	}
+}
+
+func signalName(s os.Signal) string {
+	if s == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
 
 // isCobraUsage recognises cobra's own argument errors, which are plain
