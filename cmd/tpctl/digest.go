@@ -93,9 +93,6 @@ func newDigestKindCmd(a *app, kind, short, example string) *cobra.Command {
 		Example: example,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if a.output == outputGitHub {
-				return usageErr(fmt.Errorf("--output github is only for 'tpctl plan check'"), "use --output text or --output json")
-			}
 			opts.Path = args[0]
 			opts.JSON = a.jsonOutput()
 			return digestRun(cmd.Context(), a.io, opts)

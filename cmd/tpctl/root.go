@@ -115,7 +115,25 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	default:
 		return usageErr(fmt.Errorf("unknown --output %q", a.output), "use --output text or --output json")
 	}
+	if a.output == outputGitHub && !githubOutput[cmd.CommandPath()] {
+		// Given on the command line, an output this command cannot
+		// speak must not be silently ignored. From TUNEPLANE_OUTPUT or
+		// the config file it is a CI-wide setting meant for the checks
+		// that speak it; other commands then print text.
+		if cmd.Flags().Changed("output") {
+			return usageErr(fmt.Errorf("--output github is only for 'tpctl plan check' and 'tpctl eval check-plan', not '%s'", cmd.CommandPath()),
+				"use --output text or --output json")
+		}
+		a.output = outputText
+	}
 	return nil
+}
+
+// githubOutput lists the commands that speak --output github (GitHub
+// Actions annotations of plan findings).
+var githubOutput = map[string]bool{
+	"tpctl plan check":      true,
+	"tpctl eval check-plan": true,
 }
 
 // run executes tpctl with the process's arguments and returns the exit code.
