@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -39,6 +40,16 @@ type DraftSkip struct {
 type Draft struct {
 	Plan    *Plan
 	Skipped []DraftSkip
+}
+
+// TrialRootError means --root is itself a trial folder (it holds a trial's
+// result.json), not the job folder above it.
+type TrialRootError struct {
+	Root string
+}
+
+func (e *TrialRootError) Error() string {
+	return fmt.Sprintf("--root %q is a trial folder (its result.json is one trial's); give the job folder that holds the trial folders, e.g. %q", e.Root, filepath.Dir(filepath.Clean(e.Root)))
 }
 
 type found struct {
@@ -83,6 +94,11 @@ func DraftFromJob(root string) (*Draft, error) {
 			d.Skipped = append(d.Skipped, DraftSkip{rel, err.Error()})
 			return nil
 		}
+		if rel == "." && !isJobResult(b) {
+			// A plan's dir must name a folder below --root; a draft with
+			// "dir": "." could never pass plan check.
+			return &TrialRootError{Root: root}
+		}
 		r, err := harbor.DecodeTrialResult(bytes.NewReader(b))
 		if err != nil || r.TaskName == "" {
 			if isJobResult(b) {
@@ -102,6 +118,10 @@ func DraftFromJob(root string) (*Draft, error) {
 		trials = append(trials, found{dir: rel, task: r.TaskName, started: started})
 		return nil
 	})
+	var tre *TrialRootError
+	if errors.As(err, &tre) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, fmt.Errorf("failed to walk %q: %w", root, err)
 	}

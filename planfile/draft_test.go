@@ -1,8 +1,10 @@
 package planfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,5 +67,28 @@ func TestDraftFromJob(t *testing.T) {
 	}
 	if _, err := DraftFromJob(filepath.Join(root, "nope")); err == nil {
 		t.Error("draft of a missing folder succeeded")
+	}
+}
+
+// TestDraftFromTrialFolder: --root naming a trial folder instead of its
+// job folder is refused with the job folder named, instead of a draft
+// whose "dir": "." could never pass plan check.
+func TestDraftFromTrialFolder(t *testing.T) {
+	job := t.TempDir()
+	trial := filepath.Join(job, "hello__1")
+	if err := os.Mkdir(trial, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(trial, "result.json"), []byte(`{"task_name":"org/hello","trial_name":"hello__1","task_checksum":"abc","started_at":null,"verifier_result":null,"exception_info":null}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := DraftFromJob(trial)
+	var tre *TrialRootError
+	if !errors.As(err, &tre) || !strings.Contains(err.Error(), job) {
+		t.Fatalf("DraftFromJob(trial folder) = %v; want a TrialRootError naming %q", err, job)
+	}
+	d, err := DraftFromJob(job)
+	if err != nil || len(d.Plan.Trials) != 1 || d.Plan.Trials[0].Attempts[0].Dir != "hello__1" {
+		t.Errorf("DraftFromJob(job) = %+v, %v", d, err)
 	}
 }

@@ -39,7 +39,7 @@ listed on stderr to be added by hand.`,
 			for _, s := range d.Skipped {
 				fmt.Fprintf(a.io.ErrOut, "tpctl: warning: skipped %s: %s\n", s.Dir, s.Reason)
 			}
-			fmt.Fprintf(a.io.ErrOut, "tpctl: drafted %d trials; fill in the REPLACE_ placeholders (tpctl digest …), set the split and settings, then run: tpctl plan check PLAN --root %s\n", len(d.Plan.Trials), root)
+			fmt.Fprintf(a.io.ErrOut, "tpctl: drafted %s; fill in the REPLACE_ placeholders (tpctl digest …), set the split and settings, then run: tpctl plan check PLAN --root %s\n", plural(len(d.Plan.Trials), "trial"), root)
 			if out == "" {
 				_, err = a.io.Out.Write(b)
 				return err

@@ -130,7 +130,7 @@ func runSnapshotVerify(a *app, dir string) error {
 		if a.jsonOutput() {
 			return silentFinding(errors.New("snapshot verification failed"))
 		}
-		return findingErr(fmt.Errorf("snapshot %q failed verification with %d problems", dir, len(rep.Problems)),
+		return findingErr(fmt.Errorf("snapshot %q failed verification with %s", dir, plural(len(rep.Problems), "problem")),
 			"re-import from the source files with tpctl import; do not upload this snapshot")
 	}
 	return nil
