@@ -92,18 +92,21 @@ func codeOf(err error) exitCode {
 func printError(w io.Writer, err error, jsonMode bool) {
 	var ce *cliError
 	var hints []string
+	quiet := false
 	if errors.As(err, &ce) {
-		if ce.quiet {
-			return
-		}
+		// A verdict the command already printed needs no prose again;
+		// machines still get the exit_error object below.
+		quiet = ce.quiet
 		hints = ce.hints
 	}
 	msg := err.Error()
-	for _, line := range strings.Split(msg, "\n") {
-		fmt.Fprintf(w, "tpctl: error: %s\n", line)
-	}
-	for _, h := range hints {
-		fmt.Fprintf(w, "tpctl: hint: %s\n", h)
+	if !quiet {
+		for _, line := range strings.Split(msg, "\n") {
+			fmt.Fprintf(w, "tpctl: error: %s\n", line)
+		}
+		for _, h := range hints {
+			fmt.Fprintf(w, "tpctl: hint: %s\n", h)
+		}
 	}
 	if jsonMode {
 		if hints == nil {
