@@ -438,7 +438,7 @@ func TestCrashChild(t *testing.T) {
 
 func TestRoundIDSeals(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "s")
-	w, err := Create(dir, []byte(testPlan), Options{OutcomeRules: "tpctl-outcomes/1"})
+	w, err := Create(dir, []byte(testPlan), Options{FormatVerified: true, OutcomeRules: "tpctl-outcomes/1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -576,5 +576,32 @@ func TestSnapshotFolderMode(t *testing.T) {
 		if pi.Mode().Perm()&class != 0 && fi.Mode().Perm()&class == 0 {
 			t.Errorf("folder mode %v hides files of mode %v", fi.Mode().Perm(), pi.Mode().Perm())
 		}
+	}
+}
+
+// TestVerifyFormatVerifiedIsDerived: a snapshot of an unvalidated Harbor
+// revision cannot be promoted to format_verified: true by editing it.
+func TestVerifyFormatVerifiedIsDerived(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "s")
+	plan := strings.Replace(testPlan, "5f5618b8f5419dde63f2df6d86706782e597e8a3", "ea644fec00000000000000000000000000000000", 1)
+	w, err := Create(dir, []byte(plan), Options{FormatVerified: false, OutcomeRules: "tpctl-outcomes/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Verify(dir); err != nil || !rep.OK {
+		t.Fatalf("honest unverified snapshot does not verify: %v %+v", err, rep)
+	}
+	if err := replaceIn(filepath.Join(dir, ManifestFile), `"format_verified": false`, `"format_verified": true`); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Verify(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.OK {
+		t.Fatal("format_verified forged to true still verifies")
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
@@ -240,7 +241,13 @@ func Verify(dir string) (*VerifyReport, error) {
 		add(ProblemObservation, ObservationsFile, "%v", err)
 		return finish(rep), nil
 	}
-	want, err := t.manifest(saved.Source.FormatVerified)
+	// format_verified is derived, not trusted: a Harbor revision is verified
+	// only when it is one tpctl was validated against.
+	verified := saved.Source.FormatVerified
+	if t.plan.Source.Format == "harbor" {
+		verified = harbor.IsValidated(t.plan.Source.Revision)
+	}
+	want, err := t.manifest(verified)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
 		return finish(rep), nil
