@@ -89,6 +89,8 @@ type attemptJob struct {
 	// invalid is the parse error of a result_invalid attempt: the SPEC
 	// promises it to the user, and observations carry only the code.
 	invalid string
+	// taskName is the result's own task_name, compared with the plan's.
+	taskName string
 }
 
 // maxInvalidWarnings bounds the result_invalid warnings kept with their
@@ -170,7 +172,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	defer root.Close()
 	bufs := make([][]byte, workers)
 
-	var unknown, invalid int
+	var unknown, invalid, mismatched int
 	var tr *transcriber
 	if opts.Transcripts != nil {
 		if tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root); err != nil {
@@ -213,6 +215,14 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 				obs := observation(t, jobs[j:j+k])
 				for _, job := range jobs[j : j+k] {
 					unknown += job.unknown
+					// Identity comes from the plan only, but a result that
+					// names another task usually means a wrong dir.
+					if job.taskName != "" && job.taskName != t.Task {
+						if mismatched++; mismatched <= maxInvalidWarnings {
+							res.Warnings = append(res.Warnings, Warning{"task_mismatch",
+								fmt.Sprintf("trial %s retry %d: %s/result.json names task %q, the plan says %q; the plan decides, so check that dir", t.ID(), job.retry, job.dir, job.taskName, t.Task)})
+						}
+					}
 					if job.invalid == "" {
 						continue
 					}
@@ -235,6 +245,10 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if mismatched > maxInvalidWarnings {
+		res.Warnings = append(res.Warnings, Warning{"task_mismatch",
+			fmt.Sprintf("%d more attempts' result.json name a task other than the plan's", mismatched-maxInvalidWarnings)})
 	}
 	if invalid > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
@@ -340,6 +354,7 @@ func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte) {
 	set(outcome.Judge(r))
 	j.outcome.ResultSHA256 = &h
 	j.unknown = r.UnknownFields
+	j.taskName = r.TaskName
 	if r.TaskChecksum != "" {
 		ck := r.TaskChecksum
 		j.ev.TaskChecksum = &ck

@@ -422,3 +422,26 @@ func TestImportInvalidResultWarns(t *testing.T) {
 		}
 	}
 }
+
+// TestImportTaskMismatchWarns: the plan decides identity, but a result
+// naming another task is pointed out.
+func TestImportTaskMismatchWarns(t *testing.T) {
+	root, plan := writeJob(t, []byte(strings.Replace(string(goodResult(`{"rewards":{"reward":1}}`, "null")), `"task_name":"t"`, `"task_name":"other"`, 1)), false)
+	out := filepath.Join(t.TempDir(), "snap")
+	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range res.Warnings {
+		if w.Code == "task_mismatch" && strings.Contains(w.Message, `"other"`) {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no task_mismatch warning in %+v", res.Warnings)
+	}
+	if got := readObservations(t, out)["t#0"]; got.Status != "success" {
+		t.Errorf("the plan's identity must stand: %+v", got)
+	}
+}
