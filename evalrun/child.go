@@ -36,8 +36,9 @@ type childResult struct {
 	// Killed means the group did not end within the grace period after
 	// SIGINT and was killed: Harbor's cleanup may not have run.
 	Killed bool
-	// StragglersKilled means the leader ended but other members of its
-	// process group were still running and were killed.
+	// StragglersKilled means the leader ended (on its own or after
+	// SIGINT) but other members of its process group were still running
+	// and were killed.
 	StragglersKilled bool
 	// NotStarted means the process could not be started (StartErr says
 	// why); nothing ran.
@@ -94,12 +95,14 @@ func runChild(ctx context.Context, spec childSpec) childResult {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			err = <-done
 		}
-		// Anything still in the group (a compose call Harbor started and
-		// did not wait for) would outlive tpctl unnoticed: kill it too.
-		if syscall.Kill(-pid, 0) == nil {
-			res.StragglersKilled = true
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
-		}
+	}
+	// Anything still in the group (a compose call Harbor started and did
+	// not wait for) would outlive tpctl unnoticed and overlap the next
+	// trial, whether Harbor ended on its own, failed or was stopped: kill
+	// it too.
+	if syscall.Kill(-pid, 0) == nil {
+		res.StragglersKilled = true
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
 	res.Ended = time.Now()
 	res.ExitCode = cmd.ProcessState.ExitCode()

@@ -351,6 +351,9 @@ func (st *runState) runTrial(ctx context.Context, i int, t PlannedTrial, harborP
 	if e == nil {
 		rec.State = StateFinished
 		fmt.Fprintf(st.progress, "tpctl: [%d/%d] %s: finished in %.1fs\n", i+1, len(st.ev.Trials), t.ID(), dur)
+		if cr.StragglersKilled {
+			fmt.Fprintf(st.progress, "tpctl: [%d/%d] %s: %s\n", i+1, len(st.ev.Trials), t.ID(), stragglersNote)
+		}
 		return true, st.saveExec()
 	}
 	rec.State = StateFailed
@@ -365,6 +368,10 @@ func (st *runState) runTrial(ctx context.Context, i int, t PlannedTrial, harborP
 	}
 	return false, st.saveExec()
 }
+
+// stragglersNote is said when processes were left in Harbor's process
+// group after it ended and tpctl killed them.
+const stragglersNote = "leftover processes in Harbor's process group were killed"
 
 // classify turns how Harbor ended into an error record, or nil when the
 // trial finished normally with a result.json.
@@ -396,35 +403,33 @@ func (st *runState) classify(t PlannedTrial, cr childResult, cause error) *ExecE
 		} else {
 			e.Message = fmt.Sprintf("%s; Harbor got SIGINT and ended within the %s grace period", what, grace)
 		}
-		if cr.StragglersKilled {
-			e.Message += "; leftover processes in Harbor's group were killed"
-		}
-		return e
-	}
-	switch {
-	case cr.NotStarted:
-		e.Type = ErrStartFailed
-		e.Message = fmt.Sprintf("could not start Harbor: %v", cr.StartErr)
-		return e
-	case cr.Signal != "":
-		e.Type = ErrSignaled
-		e.SandboxMayRemain = true
-		e.Message = fmt.Sprintf("Harbor was killed by %s (not sent by tpctl); it writes no result and stops no sandbox when killed", cr.Signal)
-		return e
-	case cr.ExitCode != 0:
-		e.Type = ErrExitNonZero
-		e.Message = fmt.Sprintf("Harbor exited with status %d; see %s/%s.log", cr.ExitCode, LogsDir, t.Name)
-		if !st.hasResult(t) {
+	} else {
+		switch {
+		case cr.NotStarted:
+			e.Type = ErrStartFailed
+			e.Message = fmt.Sprintf("could not start Harbor: %v", cr.StartErr)
+		case cr.Signal != "":
+			e.Type = ErrSignaled
 			e.SandboxMayRemain = true
+			e.Message = fmt.Sprintf("Harbor was killed by %s (not sent by tpctl); it writes no result and stops no sandbox when killed", cr.Signal)
+		case cr.ExitCode != 0:
+			e.Type = ErrExitNonZero
+			e.Message = fmt.Sprintf("Harbor exited with status %d; see %s/%s.log", cr.ExitCode, LogsDir, t.Name)
+			if !st.hasResult(t) {
+				e.SandboxMayRemain = true
+			}
+		case !st.hasResult(t):
+			e.Type = ErrResultMissing
+			e.SandboxMayRemain = true
+			e.Message = fmt.Sprintf("Harbor exited 0 but wrote no %s/%s/result.json", TrialsDir, t.Name)
+		default:
+			return nil
 		}
-		return e
-	case !st.hasResult(t):
-		e.Type = ErrResultMissing
-		e.SandboxMayRemain = true
-		e.Message = fmt.Sprintf("Harbor exited 0 but wrote no %s/%s/result.json", TrialsDir, t.Name)
-		return e
 	}
-	return nil
+	if cr.StragglersKilled {
+		e.Message += "; " + stragglersNote
+	}
+	return e
 }
 
 func (st *runState) hasResult(t PlannedTrial) bool {
