@@ -220,6 +220,11 @@ func incompleteSummary(r *evalrun.Result) string {
 
 func printEvalResult(a *app, r *evalrun.Result) error {
 	if a.jsonOutput() {
+		// Absent values are null, never "" (the signal's name otherwise).
+		var interrupted *string
+		if r.Interrupted != "" {
+			interrupted = &r.Interrupted
+		}
 		return manifestJSON(a.io.Out, r.Manifest, map[string]any{
 			"path":        r.Snapshot,
 			"out":         r.Out,
@@ -228,7 +233,7 @@ func printEvalResult(a *app, r *evalrun.Result) error {
 			"started":     r.Started,
 			"not_run":     r.NotRun,
 			"errors":      r.Errors,
-			"interrupted": r.Interrupted,
+			"interrupted": interrupted,
 			"warnings":    r.Import.Warnings,
 		})
 	}
