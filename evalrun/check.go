@@ -337,7 +337,16 @@ func checkTaskDir(planDir, rel, task, ptr string) (string, []planfile.Finding) {
 		if hint == "" {
 			hint = "write it with single forward slashes and no '.', empty or trailing segments"
 		}
-		return "", []planfile.Finding{errorf(code, ptr, fmt.Sprintf("task %q: %v", clip(task), err), hint)}
+		// safefs words these for --root; a task folder is relative to the
+		// plan's folder, which the hint says.
+		msg := err.Error()
+		switch code {
+		case planfile.CodePathAbsolute:
+			msg = fmt.Sprintf("path %q is absolute", clip(rel))
+		case planfile.CodePathTraversal:
+			msg = fmt.Sprintf("path %q contains '..'", clip(rel))
+		}
+		return "", []planfile.Finding{errorf(code, ptr, fmt.Sprintf("task %q: %s", clip(task), msg), hint)}
 	}
 	fi, err := os.Lstat(dir)
 	if err != nil || !fi.IsDir() {

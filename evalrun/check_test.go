@@ -264,3 +264,20 @@ func FuzzCheckPlan(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckTaskPathWording: eval plans have no --root; a task path
+// finding must not tell the user to use one.
+func TestCheckTaskPathWording(t *testing.T) {
+	for _, rel := range []string{"../beta", "/abs/beta"} {
+		_, fs := checkTaskDir(t.TempDir(), rel, "beta", "/execution/tasks/beta")
+		if len(fs) != 1 {
+			t.Fatalf("%q: findings %+v", rel, fs)
+		}
+		if strings.Contains(fs[0].Message, "--root") || strings.Contains(fs[0].Hint, "--root") {
+			t.Errorf("%q: finding mentions --root: %s / %s", rel, fs[0].Message, fs[0].Hint)
+		}
+		if !strings.Contains(fs[0].Hint, "plan") {
+			t.Errorf("%q: hint does not say the path is relative to the plan: %s", rel, fs[0].Hint)
+		}
+	}
+}
