@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -66,6 +67,11 @@ type process struct {
 	exited  chan struct{} // closed when Wait returned
 	waitErr error
 
+	// known are the secret values of the child's environment, masked
+	// (with the builtin patterns) in what the child prints that tpctl
+	// shows: its refusal messages and its stderr.
+	known []envValue
+
 	mu     sync.Mutex
 	nextID int64
 	broken error
@@ -105,6 +111,11 @@ func startProcess(ctx context.Context, spec string, argv []string, opts Options)
 		timeout: opts.Timeout,
 		exited:  make(chan struct{}),
 	}
+	env := opts.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	p.known = NewScanner(env).values
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	// Bound the wait for stderr copying if a grandchild keeps it open.
 	cmd.WaitDelay = closeGrace
@@ -221,7 +232,9 @@ func (p *process) Redact(ctx context.Context, s string) (string, error) {
 			}
 			var err error
 			if text, err = parseAnswer(l.b, id); err != nil {
-				return "", p.fail(id, err)
+				// A refusal message is the child's own text, which may
+				// quote what it was asked to redact.
+				return "", p.fail(id, errors.New(p.mask(err.Error())))
 			}
 			// The rest of the request may still be in flight; wait for it
 			// (within the same time limit) but read no further answers.
@@ -251,8 +264,23 @@ func (p *process) exitReason(id int64, what string) error {
 // the error with the tail of the child's stderr.
 func (p *process) fail(id int64, err error) error {
 	p.kill()
-	p.broken = &Error{Redactor: p.spec, Err: err, Stderr: p.stderr.String()}
+	p.broken = &Error{Redactor: p.spec, Err: err, Stderr: p.mask(p.stderr.String())}
 	return p.broken
+}
+
+// mask hides credentials in text the child chose to print before tpctl
+// shows it in an error: a redactor's diagnostics (a Python exception
+// message, a debug line on stderr) may quote the very text it was given.
+// The builtin:secrets patterns and the exact secret values of the child's
+// environment become [REDACTED:…].
+func (p *process) mask(s string) string {
+	s, _ = Secrets().Redact(context.Background(), s)
+	for _, v := range p.known {
+		for _, f := range v.forms {
+			s = strings.ReplaceAll(s, f, "[REDACTED:env:"+v.name+"]")
+		}
+	}
+	return s
 }
 
 func (p *process) kill() {
@@ -344,7 +372,7 @@ func (p *process) Close() error {
 		return nil
 	}
 	if p.broken == nil && p.waitErr != nil {
-		return &Error{Redactor: p.spec, Err: fmt.Errorf("exited with %v when closed", p.waitErr), Stderr: p.stderr.String()}
+		return &Error{Redactor: p.spec, Err: fmt.Errorf("exited with %v when closed", p.waitErr), Stderr: p.mask(p.stderr.String())}
 	}
 	return nil
 }

@@ -79,6 +79,15 @@ func fakeRedactor(mode string) int {
 				fmt.Fprint(out, `{"id":2,"text":"x"}`)
 				out.Flush()
 				return 0
+			case "error-echo":
+				// A careless redactor that quotes its input in its
+				// refusal and on stderr.
+				fmt.Fprintln(os.Stderr, "debug: got "+req.Text)
+				delete(answer, "text")
+				answer["error"] = "cannot redact " + req.Text
+			case "stderr-echo":
+				fmt.Fprintln(os.Stderr, "fatal: while redacting "+req.Text)
+				return 1
 			case "slow":
 				time.Sleep(50 * time.Millisecond)
 			case "exit-clean":
@@ -190,6 +199,39 @@ func TestExecStartFailures(t *testing.T) {
 	_, err = Open(context.Background(), "exec:   ")
 	if err == nil || !strings.Contains(err.Error(), "names no command") {
 		t.Errorf("empty command: %v", err)
+	}
+}
+
+// TestExecErrorsMaskSecrets: tpctl shows a redactor's refusal message and
+// the tail of its stderr; credentials in them (a secret value of the
+// environment, a provider key) are masked, whatever the redactor quoted.
+func TestExecErrorsMaskSecrets(t *testing.T) {
+	const token = "tp-job-0123456789abcdef"
+	text := "curl -H 'Authorization: " + token + "' with " + fakeOpenAI
+	for _, mode := range []string{"error-echo", "stderr-echo"} {
+		t.Run(mode, func(t *testing.T) {
+			r, err := OpenWith(context.Background(), fakeSpec(t), Options{
+				Timeout: 5 * time.Second,
+				Env:     append(os.Environ(), fakeEnv+"="+mode, "TUNEPLANE_JOB_TOKEN="+token),
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			_, err = r.Redact(context.Background(), text)
+			if err == nil {
+				t.Fatal("the redactor's failure was not reported")
+			}
+			msg := err.Error()
+			for _, secret := range []string{token, fakeOpenAI} {
+				if strings.Contains(msg, secret) {
+					t.Errorf("error shows a secret the redactor quoted: %s", msg)
+				}
+			}
+			if !strings.Contains(msg, "[REDACTED:env:TUNEPLANE_JOB_TOKEN]") || !strings.Contains(msg, "[REDACTED:openai_key]") {
+				t.Errorf("error does not show where secrets were masked: %s", msg)
+			}
+		})
 	}
 }
 
