@@ -42,6 +42,11 @@ func (o TranscriptOptions) Validate() error {
 	if len(o.Redactors) == 0 {
 		return ErrNoRedactor
 	}
+	for _, spec := range o.Redactors {
+		if err := redact.CheckSpec(spec); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -74,6 +74,35 @@ var pythonSpec = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0
 
 const specHelp = "use builtin:secrets, rules:FILE, exec:COMMAND or MODULE:FUNCTION"
 
+// CheckSpec checks the form of a redactor spec without opening anything,
+// so a typo is reported as a usage error before any work is done: the
+// kind must be builtin:secrets, rules:FILE, exec:COMMAND or
+// MODULE:FUNCTION, with its argument present.
+func CheckSpec(spec string) error {
+	kind, arg, _ := strings.Cut(spec, ":")
+	switch kind {
+	case "builtin":
+		if arg != "secrets" {
+			return fmt.Errorf("unknown built-in redactor %q; the built-in one is builtin:secrets", spec)
+		}
+		return nil
+	case "rules":
+		if arg == "" {
+			return fmt.Errorf("redactor %q names no file; write rules:FILE with a YAML or JSON rules file", spec)
+		}
+		return nil
+	case "exec":
+		if len(strings.Fields(arg)) == 0 {
+			return fmt.Errorf("redactor %q names no command; write exec:COMMAND [ARGS...]", spec)
+		}
+		return nil
+	}
+	if !pythonSpec.MatchString(spec) {
+		return fmt.Errorf("unknown redactor %q; %s", spec, specHelp)
+	}
+	return nil
+}
+
 // Open opens the redactor named by spec with default Options.
 func Open(ctx context.Context, spec string) (Redactor, error) {
 	return OpenWith(ctx, spec, Options{})
@@ -86,29 +115,19 @@ func OpenWith(ctx context.Context, spec string, opts Options) (Redactor, error) 
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	if err := CheckSpec(spec); err != nil {
+		return nil, err
+	}
 	kind, arg, _ := strings.Cut(spec, ":")
 	switch kind {
 	case "builtin":
-		if arg == "secrets" {
-			return Secrets(), nil
-		}
-		return nil, fmt.Errorf("unknown built-in redactor %q; the built-in one is builtin:secrets", spec)
+		return Secrets(), nil
 	case "rules":
-		if arg == "" {
-			return nil, fmt.Errorf("redactor %q names no file; write rules:FILE with a YAML or JSON rules file", spec)
-		}
 		return LoadRules(spec, arg)
 	case "exec":
-		argv := strings.Fields(arg)
-		if len(argv) == 0 {
-			return nil, fmt.Errorf("redactor %q names no command; write exec:COMMAND [ARGS...]", spec)
-		}
-		return startProcess(ctx, spec, argv, opts)
+		return startProcess(ctx, spec, strings.Fields(arg), opts)
 	}
-	if pythonSpec.MatchString(spec) {
-		return startPython(ctx, spec, opts)
-	}
-	return nil, fmt.Errorf("unknown redactor %q; %s", spec, specHelp)
+	return startPython(ctx, spec, opts)
 }
 
 // OpenAll opens every spec in order and chains them. If one fails, those

@@ -450,6 +450,34 @@ func TestOpenSpecs(t *testing.T) {
 	}
 }
 
+// TestCheckSpec: a spec's form is checked without opening anything, so a
+// typo is a usage error reported before any work.
+func TestCheckSpec(t *testing.T) {
+	tests := []struct{ spec, err string }{
+		{"builtin:secrets", ""},
+		{"rules:my.yaml", ""},
+		{"exec:./scrub --strict", ""},
+		{"common.redact:clean", ""},
+		{"builtin:nope", `unknown built-in redactor "builtin:nope"`},
+		{"builtin", `unknown built-in redactor "builtin"`},
+		{"rules:", "names no file"},
+		{"exec: ", "names no command"},
+		{"scrub", `unknown redactor "scrub"; use builtin:secrets`},
+		{"", `unknown redactor ""`},
+		{"a-b:c", `unknown redactor "a-b:c"`},
+	}
+	for _, tt := range tests {
+		err := CheckSpec(tt.spec)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if (tt.err == "") != (err == nil) || !strings.Contains(got, tt.err) {
+			t.Errorf("CheckSpec(%q) = %v; want %q", tt.spec, err, tt.err)
+		}
+	}
+}
+
 func TestChain(t *testing.T) {
 	dir := t.TempDir()
 	rf := writeFile(t, dir, "r.yaml", "rules:\n  - pattern: 'REDACTED:(\\w+)'\n    replacement: 'gone:$1'\n")
