@@ -10,6 +10,7 @@ import (
 
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/upload"
 )
@@ -152,6 +153,8 @@ func importError(a *app, err error, o importOptions) error {
 	var invalid *importer.PlanInvalidError
 	var unreadable *importer.PlanUnreadableError
 	var exists *safefs.ExistsError
+	var redactErr *redact.Error
+	var secret *redact.SecretFoundError
 	switch {
 	case errors.As(err, &invalid):
 		if a.jsonOutput() {
@@ -164,6 +167,10 @@ func importError(a *app, err error, o importOptions) error {
 		return inputErr(err, "check the path given to --plan")
 	case errors.Is(err, importer.ErrNoRedactor):
 		return usageErr(err)
+	case errors.As(err, &secret):
+		return findingErr(err, "nothing was written; the scan never prints the matching text: look at the named trial's trajectory locally")
+	case errors.As(err, &redactErr):
+		return findingErr(err, "the import was aborted and nothing was written; check the redactor against the protocol in docs/redactors.md, then run again")
 	case errors.As(err, &exists):
 		// A bad --out is a usage error (exit 2), as for eval run and
 		// plan init.
