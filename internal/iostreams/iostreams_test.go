@@ -1,0 +1,42 @@
+package iostreams
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestStylesPlainWithoutColor(t *testing.T) {
+	s, _, _, _ := Test()
+	if s.IsStdoutTTY() || s.ColorEnabled() {
+		t.Fatal("test streams must not be a terminal or coloured")
+	}
+	st := s.Styles()
+	for name, got := range map[string]string{
+		"bold": st.Bold.Render("x"), "ok": st.OK.Render("x"), "warn": st.Warn.Render("x"),
+		"error": st.Error.Render("x"), "heading": st.Heading.Render("x"), "faint": st.Faint.Render("x"),
+	} {
+		if got != "x" {
+			t.Errorf("%s style rendered %q without colour; want plain \"x\"", name, got)
+		}
+	}
+}
+
+func TestStylesColorWhenEnabled(t *testing.T) {
+	s, _, _, _ := Test()
+	s.SetTTY(true, true)
+	s.SetColorEnabled(true)
+	if got := s.Styles().Error.Render("x"); !strings.Contains(got, "\x1b[") {
+		t.Errorf("error style rendered %q with colour on; want an escape sequence", got)
+	}
+	s.SetColorEnabled(false) // --no-color
+	if got := s.Styles().Error.Render("x"); got != "x" {
+		t.Errorf("--no-color still styled: %q", got)
+	}
+}
+
+func TestSystemHonoursNoColor(t *testing.T) {
+	t.Setenv("NO_COLOR", "1")
+	if System().ColorEnabled() {
+		t.Error("NO_COLOR set but colour enabled")
+	}
+}
