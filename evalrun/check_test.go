@@ -183,9 +183,9 @@ func TestCheckPlanRules(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := basePlan(t, tasks...)
-			path := writePlan(t, dir, p, tasks...)
+			writePlan(t, dir, p, tasks...)
 			tc.edit(t, dir, p)
-			path = writePlan(t, dir, p)
+			path := writePlan(t, dir, p)
 			ev, rep, err := CheckPlan(path)
 			if err != nil {
 				t.Fatal(err)

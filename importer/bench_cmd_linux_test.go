@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -43,7 +42,7 @@ func buildTpctl(b *testing.B) string {
 		}
 		benchCleanup = append(benchCleanup, func() { os.RemoveAll(dir) })
 		tpctlBin = filepath.Join(dir, "tpctl")
-		out, err := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", tpctlBin, "../cmd/tpctl").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", tpctlBin, "../cmd/tpctl").CombinedOutput()
 		if err != nil {
 			tpctlErr = fmt.Errorf("go build ../cmd/tpctl: %v\n%s", err, out)
 		}

@@ -17,10 +17,7 @@ const (
 	Unscored   Status = "unscored"
 )
 
-// Statuses lists every status.
-func Statuses() []Status { return []Status{Success, Failure, InfraError, Unscored} }
-
-// Valid reports whether s is one of Statuses.
+// Valid reports whether s is one of the four statuses.
 func (s Status) Valid() bool {
 	switch s {
 	case Success, Failure, InfraError, Unscored:

@@ -2,7 +2,6 @@ package preflight
 
 import (
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -112,15 +111,6 @@ func LoadJob(path string) (*Job, error) {
 		return nil, fmt.Errorf("failed to read job %q: %w", path, err)
 	}
 	return DecodeJob(path, b)
-}
-
-// ReadJob decodes a job from a stream, reading at most MaxJobBytes+1 bytes.
-func ReadJob(file string, r io.Reader) (*Job, error) {
-	b, err := safefs.ReadCapped(r, file, MaxJobBytes)
-	if err != nil {
-		return nil, fmt.Errorf("failed to read job %q: %w", file, err)
-	}
-	return DecodeJob(file, b)
 }
 
 func readInput(path string, limit int64) ([]byte, error) {
