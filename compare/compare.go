@@ -17,8 +17,6 @@ package compare
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +26,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -273,8 +272,7 @@ func open(ctx context.Context, which, dir string) (*round, error) {
 		return nil, fail(fmt.Errorf("failed to read %s: %w", snapshot.PlanFile, err))
 	}
 	// Verify read plan.json a moment ago; make sure this is the same file.
-	sum := sha256.Sum256(planJSON)
-	if hex.EncodeToString(sum[:]) != m.Files[snapshot.PlanFile] {
+	if digest.Bytes(planJSON).String() != m.Files[snapshot.PlanFile] {
 		return nil, fail(fmt.Errorf("%s changed after verification; run the comparison again", snapshot.PlanFile))
 	}
 	r := &round{which: which, dir: dir, manifest: m}

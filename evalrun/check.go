@@ -3,8 +3,6 @@ package evalrun
 import (
 	"bytes"
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
@@ -92,8 +91,7 @@ func CheckPlan(path string) (*Eval, *planfile.Report, error) {
 	var ev *Eval
 	if p != nil {
 		rep.Trials = len(p.Trials)
-		sum := sha256.Sum256(data)
-		ev = &Eval{Plan: p, PlanPath: path, PlanDir: absDir, PlanSHA256: hex.EncodeToString(sum[:])}
+		ev = &Eval{Plan: p, PlanPath: path, PlanDir: absDir, PlanSHA256: digest.Bytes(data).String()}
 		rep.Findings = append(rep.Findings, ev.check()...)
 	}
 	sortFindings(rep.Findings)

@@ -2,13 +2,12 @@ package preflight
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"regexp"
 	"sort"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
@@ -110,19 +109,14 @@ func ComputeFingerprint(job *Job) (Fingerprint, error) {
 		if err != nil {
 			return Fingerprint{}, fmt.Errorf("failed to canonicalize job %s: %w", name, err)
 		}
-		fp.Inputs[name] = sha256Hex(b)
+		fp.Inputs[name] = digest.Bytes(b).String()
 	}
 	all, err := jcs.Marshal(parts)
 	if err != nil {
 		return Fingerprint{}, fmt.Errorf("failed to canonicalize job inputs: %w", err)
 	}
-	fp.SHA256 = sha256Hex(all)
+	fp.SHA256 = digest.Bytes(all).String()
 	return fp, nil
-}
-
-func sha256Hex(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
 }
 
 // JSON returns the report as indented JSON with a final newline. Apart

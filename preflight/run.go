@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
@@ -105,7 +106,7 @@ func Run(ctx context.Context, job *Job, cat *Catalog, opts Options) (*Report, er
 		if err != nil {
 			return nil, fmt.Errorf("failed to canonicalize catalog: %w", err)
 		}
-		r.CatalogSHA256 = sha256Hex(b)
+		r.CatalogSHA256 = digest.Bytes(b).String()
 	}
 
 	c := &checker{job: job, cat: cat, opts: opts}
