@@ -2,12 +2,14 @@ package harbor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // maxDepth bounds nesting so a hostile file of "[[[[…" cannot exhaust the
@@ -74,48 +76,18 @@ func DecodeTrialResultBytes(data []byte) (*TrialResult, error) {
 	return decodeBytes(data)
 }
 
+// readCapped reads r through safefs.ReadCapped and gives its refusals
+// this package's error types.
 func readCapped(r io.Reader, limit int64) ([]byte, error) {
-	size := int64(512)
-	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
-			if fi.Size() > limit {
-				return nil, &TooLargeError{Limit: limit}
-			}
-			size = fi.Size() + 1 // +1 so a file that grew is still noticed
-		}
+	data, err := safefs.ReadCapped(r, "result", limit)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
+		return nil, &TooLargeError{Limit: limit}
 	}
-	if l, ok := r.(interface{ Len() int }); ok && size == 512 { // bytes.Reader, strings.Reader
-		if int64(l.Len()) > limit {
-			return nil, &TooLargeError{Limit: limit}
-		}
-		size = int64(l.Len()) + 1
+	if err != nil {
+		return nil, fmt.Errorf("failed to read result: %w", err)
 	}
-	buf := make([]byte, 0, size)
-	lr := io.LimitReader(r, limit+1)
-	for {
-		if len(buf) == cap(buf) {
-			// Double up to the cap (+1 to detect overflow), so a stream
-			// costs at most about twice the cap in allocations in total.
-			next := max(2*int64(cap(buf)), 4096)
-			if next >= limit {
-				next = limit + 1
-			}
-			nb := make([]byte, len(buf), next)
-			copy(nb, buf)
-			buf = nb
-		}
-		n, err := lr.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if int64(len(buf)) > limit {
-			return nil, &TooLargeError{Limit: limit}
-		}
-		if err == io.EOF {
-			return buf, nil
-		}
-		if err != nil {
-			return nil, fmt.Errorf("failed to read result: %w", err)
-		}
-	}
+	return data, nil
 }
 
 type decoder struct {

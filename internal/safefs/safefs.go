@@ -146,10 +146,15 @@ func OpenRegular(path string) (*os.File, error) {
 // ReadCapped reads all of r but fails with TooLargeError past limit bytes,
 // never buffering more than limit+1 bytes.
 // A regular file is read into one buffer sized from its length (plus one
-// byte, to notice growth) instead of growing and copying as it goes.
+// byte, to notice growth) instead of growing and copying as it goes, and one
+// already bigger than limit is refused without reading a byte.
 func ReadCapped(r io.Reader, name string, limit int64) ([]byte, error) {
+	size := int64(512)
 	if st, ok := r.(interface{ Stat() (fs.FileInfo, error) }); ok {
-		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() <= limit {
+		if fi, err := st.Stat(); err == nil && fi.Mode().IsRegular() {
+			if fi.Size() > limit {
+				return nil, &TooLargeError{Path: name, Limit: limit}
+			}
 			b, err := readInto(nil, fi.Size(), limit, name, r.Read)
 			var tl *TooLargeError
 			if err != nil && !errors.As(err, &tl) {
@@ -158,14 +163,38 @@ func ReadCapped(r io.Reader, name string, limit int64) ([]byte, error) {
 			return b, err
 		}
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+	if l, ok := r.(interface{ Len() int }); ok { // bytes.Reader, strings.Reader
+		if int64(l.Len()) > limit {
+			return nil, &TooLargeError{Path: name, Limit: limit}
+		}
+		size = int64(l.Len()) + 1
 	}
-	if int64(len(b)) > limit {
-		return nil, &TooLargeError{Path: name, Limit: limit}
+	buf := make([]byte, 0, size)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		if len(buf) == cap(buf) {
+			// Double up to the cap (+1 to detect overflow), so a stream
+			// costs at most about twice the cap in allocations in total.
+			next := max(2*int64(cap(buf)), 4096)
+			if next >= limit {
+				next = limit + 1
+			}
+			nb := make([]byte, len(buf), next)
+			copy(nb, buf)
+			buf = nb
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, &TooLargeError{Path: name, Limit: limit}
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
-	return b, nil
 }
 
 // ReadFileCapped reads a regular file (no symlink) of at most limit bytes.
