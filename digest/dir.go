@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -166,7 +166,7 @@ func walk(ctx context.Context, dir, rel string, ex excluder, files *[]entry) err
 // of a depth-first walk ("a-b/x" sorts before "a/x" because '-' < '/'),
 // and it equals code-point order, which is what Python's sorted() gives.
 func sortEntries(files []entry) {
-	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	slices.SortFunc(files, func(a, b entry) int { return strings.Compare(a.rel, b.rel) })
 }
 
 type excluder struct {
@@ -190,5 +190,3 @@ func newExcluder(list []string) (excluder, error) {
 }
 
 func (ex excluder) match(name, rel string) bool { return ex.names[name] || ex.paths[rel] }
-
-func sortStrings(s []string) { sort.Strings(s) }

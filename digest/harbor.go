@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -130,7 +131,7 @@ func harborTaskFiles(ctx context.Context, dir string) ([]string, error) {
 		}
 		out = append(out, c.rel)
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out, nil
 }
 

@@ -4,10 +4,10 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -515,12 +515,7 @@ func (c *converted) settingsRules(p *Plan) []pending {
 	walk = func(ptr string, v any) {
 		switch x := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				walk(ptr+"/"+escapePointer(k), x[k])
 			}
 		case []any:
