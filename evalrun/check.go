@@ -7,12 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -266,11 +266,7 @@ func (ev *Eval) checkTasks() []planfile.Finding {
 	tasks := ev.Exec.Tasks
 	used := map[string]bool{}
 	dirs := map[string]string{}
-	names := make([]string, 0, len(tasks))
-	for n := range tasks {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(tasks))
 	for _, task := range names {
 		ptr := "/execution/tasks/" + escape(task)
 		dir, fs := checkTaskDir(ev.PlanDir, tasks[task], task, ptr)
@@ -515,12 +511,7 @@ func secretFindings(doc any) []planfile.Finding {
 		}
 		switch x := v.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(x))
-			for k := range x {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				kp := ptr + "/" + escape(k)
 				if ptr != "/execution/tasks" && planfile.IsSecretName(k) {
 					out = append(out, errorf(planfile.CodeSecretField, kp,

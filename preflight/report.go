@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 
 	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
@@ -171,7 +172,7 @@ func DecodeReport(file string, data []byte) (*Report, error) {
 	if !hex64.MatchString(r.Fingerprint.SHA256) {
 		return nil, bad("/fingerprint/sha256", "not a lowercase SHA-256")
 	}
-	for _, k := range sortedKeys(r.Fingerprint.Inputs) {
+	for _, k := range slices.Sorted(maps.Keys(r.Fingerprint.Inputs)) {
 		if !hex64.MatchString(r.Fingerprint.Inputs[k]) {
 			return nil, bad("/fingerprint/inputs/"+escapePointer(k), "not a lowercase SHA-256")
 		}
@@ -260,13 +261,4 @@ func joinNames(names []string) string {
 		s += n
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,7 +3,8 @@ package preflight
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -182,11 +183,7 @@ func fieldProblems(fields []string, msg string) []Problem {
 func referencedFields(root ast.Node) []string {
 	v := &fieldCollector{set: map[string]bool{}}
 	ast.Walk(&root, v)
-	var all []string
-	for p := range v.set {
-		all = append(all, p)
-	}
-	sort.Strings(all)
+	all := slices.Sorted(maps.Keys(v.set))
 	var out []string
 	for i, p := range all {
 		// Drop a chain that is a prefix of the next one (config vs config/x).
