@@ -10,10 +10,11 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // Main runs the receiver as a program, for end-to-end scripts:
@@ -101,7 +102,8 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		if w.path == "" {
 			continue
 		}
-		if err := writeAtomic(w.path, w.text); err != nil {
+		// Atomic, so a test polling for the file never reads half of it.
+		if err := safefs.WriteFile(w.path, []byte(w.text), 0o600); err != nil {
 			fmt.Fprintln(stderr, "ingest-receiver:", err)
 			srv.Close()
 			return 1
@@ -146,22 +148,6 @@ func (r *Receiver) PrintState(w io.Writer) {
 				runID, id, proto, expected, len(rd.Events), len(rd.Trajectories), rd.Accepted, rd.Duplicates, rd.Conflicts)
 		}
 	}
-}
-
-func writeAtomic(path, text string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ingest-receiver-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(text); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // waitFile polls for path: at most 200 checks, 50 ms apart.
