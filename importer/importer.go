@@ -8,14 +8,13 @@ package importer
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"runtime"
 	"slices"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
@@ -342,8 +341,7 @@ func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte) {
 		set(outcome.Invalid(err))
 		return
 	}
-	sum := sha256.Sum256(data)
-	h := hex.EncodeToString(sum[:])
+	h := digest.Bytes(data).String()
 	j.ev.ResultSHA256 = &h
 	r, err := harbor.DecodeTrialResultBytes(data)
 	if err != nil {

@@ -2,8 +2,6 @@ package importer
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -11,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
 	"github.com/tuneplane/tpctl/redact"
@@ -197,8 +196,7 @@ func redactorLabel(spec string) string {
 	case "rules":
 		label := "rules:" + filepath.Base(arg)
 		if b, err := safefs.ReadFileCapped(arg, 16<<20); err == nil {
-			sum := sha256.Sum256(b)
-			label += "@sha256:" + hex.EncodeToString(sum[:])
+			label += "@sha256:" + digest.Bytes(b).String()
 		}
 		return label
 	case "exec":

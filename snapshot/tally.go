@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
@@ -70,9 +71,8 @@ func newTally(planJSON []byte, outcomeRules string) (*tally, []byte, error) {
 	if err := json.Unmarshal(canon, &p); err != nil {
 		return nil, nil, fmt.Errorf("plan does not have the import-plan shape: %w", err)
 	}
-	planSum := sha256.Sum256(canon)
 	t := &tally{
-		planDigest:   hex.EncodeToString(planSum[:]),
+		planDigest:   digest.Bytes(canon).String(),
 		outcomeRules: outcomeRules,
 		attempts:     sha256.New(),
 		exceptions:   map[string]int{},
@@ -274,12 +274,12 @@ func (t *tally) manifest(formatVerified bool) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	round := sha256.Sum256(pre)
+	round := digest.Bytes(pre)
 	c := t.counts
 	c.Missing = c.Expected - t.seen
 	m := &Manifest{
 		Format:  Format,
-		RoundID: "native:" + hex.EncodeToString(round[:]),
+		RoundID: "native:" + round.String(),
 		Name:    t.plan.Name,
 		Source:  Source{Format: t.plan.Source.Format, Revision: t.plan.Source.Revision, FormatVerified: formatVerified},
 		Protocol: Protocol{
@@ -319,8 +319,7 @@ func CohortDigest(ids []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return digest.Bytes(b).String(), nil
 }
 
 // SettingsDigest is the SHA-256 of the RFC 8785 form of
@@ -341,8 +340,7 @@ func SettingsDigest(environment, harness string, settings json.RawMessage) (stri
 	if err != nil {
 		return "", errors.New("settings are not canonicalizable JSON: " + err.Error())
 	}
-	sum := sha256.Sum256(canon)
-	return hex.EncodeToString(sum[:]), nil
+	return digest.Bytes(canon).String(), nil
 }
 
 func eqPtr[T comparable](a, b *T) bool {

@@ -3,18 +3,18 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
@@ -114,8 +114,7 @@ func ReadFile(dir string, m *Manifest, name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(b)
-	if hex.EncodeToString(sum[:]) != want {
+	if digest.Bytes(b).String() != want {
 		return nil, fmt.Errorf("%s does not match its SHA-256 in %s", name, ManifestFile)
 	}
 	return b, nil
@@ -194,11 +193,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	if walkErr != nil {
 		return nil, &NotSnapshotError{Dir: dir, Err: walkErr}
 	}
-	names := make([]string, 0, len(saved.Files))
-	for name := range saved.Files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
+	names := slices.Sorted(maps.Keys(saved.Files))
 	for _, name := range names {
 		if !onDisk[name] {
 			add(ProblemFileMissing, name, "listed in %s but missing", ManifestFile)
@@ -211,7 +206,7 @@ func Verify(dir string) (*VerifyReport, error) {
 			add(ProblemFileModified, name, "SHA-256 is %s, manifest says %s", got, saved.Files[name])
 		}
 	}
-	for _, name := range sortedKeys(onDisk) {
+	for _, name := range slices.Sorted(maps.Keys(onDisk)) {
 		if _, ok := saved.Files[name]; !ok {
 			add(ProblemFileUnlisted, name, "present but not listed in %s", ManifestFile)
 		}
@@ -319,7 +314,7 @@ func compareFields(saved, want *Manifest, report func(field, got, exp string)) {
 	wb, _ := json.Marshal(want)
 	_ = json.Unmarshal(sb, &a)
 	_ = json.Unmarshal(wb, &b)
-	for _, k := range sortedKeys(b) {
+	for _, k := range slices.Sorted(maps.Keys(b)) {
 		if !bytes.Equal(a[k], b[k]) {
 			report(k, string(a[k]), string(b[k]))
 		}
@@ -332,11 +327,11 @@ func hashFile(path string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	d, err := digest.Reader(f)
+	if err != nil {
 		return "", err
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return d.String(), nil
 }
 
 func describe(d fs.DirEntry) string {
@@ -348,15 +343,6 @@ func describe(d fs.DirEntry) string {
 	default:
 		return "special file"
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // IsNotSnapshot reports whether err means the folder is not a snapshot.
