@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -56,11 +57,11 @@ func readTrajectoryHeads(dir string, m *snapshot.Manifest) ([]trajectoryHead, er
 	heads := []trajectoryHead{}
 	var names []string
 	for name := range m.Files {
-		if len(name) > len(snapshot.TrajectoriesDir) && name[:len(snapshot.TrajectoriesDir)+1] == snapshot.TrajectoriesDir+"/" {
+		if strings.HasPrefix(name, snapshot.TrajectoriesDir+"/") {
 			names = append(names, name)
 		}
 	}
-	sort.Strings(names)
+	slices.Sort(names)
 	for _, name := range names {
 		b, err := snapshot.ReadFile(dir, m, name)
 		if err != nil {
