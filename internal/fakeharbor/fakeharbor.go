@@ -66,6 +66,8 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // Version is what `harbor --version` prints.
@@ -209,7 +211,7 @@ func trialStart(args []string, stdout, stderr io.Writer) int {
 	if !strings.HasSuffix(*cfgPath, ".json") && !strings.HasSuffix(*cfgPath, ".yaml") {
 		return crash(stderr, "ValueError", "Unsupported config file format: "+*cfgPath)
 	}
-	raw, err := readCapped(*cfgPath, 1<<20)
+	raw, err := safefs.ReadFileCapped(*cfgPath, 1<<20)
 	if err != nil {
 		return crash(stderr, "FileNotFoundError", err.Error())
 	}
@@ -353,26 +355,10 @@ func waitsForSignal(kind string) bool {
 	return kind == "hang" || kind == "ignore-sigint" || kind == "slow-cleanup"
 }
 
-func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return b, nil
-}
-
 // readTaskName is Harbor's Task.name: [task].name from task.toml, else
 // the folder name.
 func readTaskName(taskDir string) (string, error) {
-	b, err := readCapped(filepath.Join(taskDir, "task.toml"), 1<<20)
+	b, err := safefs.ReadFileCapped(filepath.Join(taskDir, "task.toml"), 1<<20)
 	if err != nil {
 		return "", fmt.Errorf("task.toml: %w", err)
 	}
@@ -428,7 +414,7 @@ func dirhash(dir string) string {
 	sort.Strings(files)
 	for _, f := range files {
 		rel, _ := filepath.Rel(dir, f)
-		b, _ := readCapped(f, 16<<20)
+		b, _ := safefs.ReadFileCapped(f, 16<<20)
 		sum := sha256.Sum256(b)
 		fmt.Fprintf(h, "%s\x00%x\n", filepath.ToSlash(rel), sum)
 	}

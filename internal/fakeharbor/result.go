@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // result is Harbor v0.22.0's TrialResult (src/harbor/models/trial/result.py)
@@ -242,9 +243,5 @@ func (r *result) write(trialDir string) error {
 	if err := enc.Encode(r); err != nil {
 		return err
 	}
-	tmp := filepath.Join(trialDir, ".result.json.tmp")
-	if err := os.WriteFile(tmp, bytes.TrimRight(buf.Bytes(), "\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(trialDir, "result.json"))
+	return safefs.WriteFile(filepath.Join(trialDir, "result.json"), bytes.TrimRight(buf.Bytes(), "\n"), 0o644)
 }
