@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -119,7 +121,7 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 				fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, w.Message)
 			}
 		}
-		for _, code := range sortedKeys(shown) {
+		for _, code := range slices.Sorted(maps.Keys(shown)) {
 			if n := shown[code] - perCode; n > 0 {
 				fmt.Fprintf(a.io.Out, "%s %s: … and %d more (--output json lists every warning)\n", st.Warn.Render("warning"), code, n)
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 
@@ -66,7 +67,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	row("label", label)
 	if len(m.ExceptionTypes) > 0 {
 		var parts []string
-		for _, k := range sortedKeys(m.ExceptionTypes) {
+		for _, k := range slices.Sorted(maps.Keys(m.ExceptionTypes)) {
 			parts = append(parts, fmt.Sprintf("%s %d", k, m.ExceptionTypes[k]))
 		}
 		row("exceptions", strings.Join(parts, " · "))
@@ -89,13 +90,4 @@ func rateText(r *float64, ci *[2]float64, of string) string {
 		return "n/a (" + of + ")"
 	}
 	return fmt.Sprintf("%.1f%% (95%% CI %.1f–%.1f%%, Wilson) %s", *r*100, ci[0]*100, ci[1]*100, of)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
