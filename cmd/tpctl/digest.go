@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -137,12 +136,7 @@ func digestRun(ctx context.Context, io *iostreams.Streams, opts *digestOptions) 
 		return digestError(opts, err)
 	}
 	if opts.JSON {
-		b, err := json.Marshal(digestResult{Rules: digest.Rules, Kind: opts.Kind, Path: opts.Path, SHA256: d.String()})
-		if err != nil {
-			return err
-		}
-		_, err = fmt.Fprintf(io.Out, "%s\n", b)
-		return err
+		return writeJSONLine(io.Out, digestResult{Rules: digest.Rules, Kind: opts.Kind, Path: opts.Path, SHA256: d.String()})
 	}
 	_, err = fmt.Fprintln(io.Out, d.String())
 	return err

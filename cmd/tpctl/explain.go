@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -83,12 +82,7 @@ source}]}. The full explanation is in docs/outcomes.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := buildOutcomeRulesReport()
 			if a.jsonOutput() {
-				b, err := json.Marshal(rep)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
-				return err
+				return writeJSONLine(a.io.Out, rep)
 			}
 			return writeOutcomeRules(a.io.Out, a.io.Styles(), rep)
 		},

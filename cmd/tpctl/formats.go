@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
 
@@ -36,12 +34,7 @@ given (the snapshot then records format_verified: false).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rep := formatsReport{Formats: []formatEntry{{Format: "harbor", Revisions: harbor.Revisions}}}
 			if a.jsonOutput() {
-				b, err := json.Marshal(rep)
-				if err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(a.io.Out, "%s\n", b)
-				return err
+				return writeJSONLine(a.io.Out, rep)
 			}
 			// writeColumns pads on the plain text and styles afterwards;
 			// tabwriter counted the header's escape sequences as width and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -36,6 +37,17 @@ type app struct {
 
 // jsonOutput reports whether machine output was requested.
 func (a *app) jsonOutput() bool { return a.output == outputJSON }
+
+// writeJSONLine writes v as one line of compact JSON: a command's result
+// under --output json.
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
 
 // commandSet is filled by each command file's init so commands stay in
 // their own files; order of registration does not matter (cobra sorts).

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"runtime/debug"
 
@@ -39,9 +38,7 @@ func newVersionCmd(a *app) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v, r := toolVersion()
 			if a.jsonOutput() {
-				b, _ := json.Marshal(map[string]string{"version": v, "revision": r})
-				_, err := fmt.Fprintf(a.io.Out, "%s\n", b)
-				return err
+				return writeJSONLine(a.io.Out, map[string]string{"version": v, "revision": r})
 			}
 			_, err := fmt.Fprintf(a.io.Out, "tpctl %s (revision %s)\n", v, r)
 			return err
