@@ -349,7 +349,7 @@ func checkTaskDir(planDir, rel, task, ptr string) (string, []planfile.Finding) {
 	}
 	var out []planfile.Finding
 	tomlPath := filepath.Join(dir, "task.toml")
-	data, err := readTaskTOML(tomlPath)
+	data, err := safefs.ReadFileCapped(tomlPath, MaxTaskTOMLSize)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		out = append(out, errorf(CodeTaskTOMLMissing, ptr, fmt.Sprintf("task %q: %s/task.toml does not exist", clip(task), rel),
@@ -391,15 +391,6 @@ func checkTaskDir(planDir, rel, task, ptr string) (string, []planfile.Finding) {
 		return "", out
 	}
 	return dir, out
-}
-
-func readTaskTOML(path string) ([]byte, error) {
-	f, err := safefs.OpenRegular(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return safefs.ReadCapped(f, path, MaxTaskTOMLSize)
 }
 
 // errTooManyEntries stops the walk of a suspiciously large task folder.
