@@ -273,10 +273,12 @@ func JSONFile(path string, limit int64) (Digest, error) {
 		return Digest{}, err
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > limit {
-		return Digest{}, &safefs.TooLargeError{Path: path, Limit: limit}
-	}
+	// ReadCapped refuses a file already over the limit before reading it.
 	data, err := safefs.ReadCapped(f, path, limit)
+	var tl *safefs.TooLargeError
+	if errors.As(err, &tl) {
+		return Digest{}, err
+	}
 	if err != nil {
 		return Digest{}, fmt.Errorf("failed to read %q: %w", path, err)
 	}
