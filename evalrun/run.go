@@ -246,24 +246,26 @@ func (ev *Eval) run(ctx context.Context, opts RunOptions, progress io.Writer) (*
 		return res, err
 	}
 
-	started := make([]bool, len(ev.Trials))
 	stopped := false
 	for i, t := range ev.Trials {
 		if stopped || ctx.Err() != nil {
 			break
 		}
 		ok, err := st.runTrial(ctx, i, t, harborPath, env)
-		started[i] = st.exec.Trials[i].StartedAt != nil
 		if err != nil {
 			return res, err
 		}
 		stopped = !ok
 	}
+	// A trial was started when its record has a start time: runTrial
+	// clears it again when Harbor could not be started.
+	started := make([]bool, len(ev.Trials))
 	for i := range ev.Trials {
 		if st.exec.Trials[i].State == StatePending {
 			st.exec.Trials[i].State = StateNotRun
 			res.NotRun++
 		}
+		started[i] = st.exec.Trials[i].StartedAt != nil
 		if started[i] {
 			res.Started++
 		}
