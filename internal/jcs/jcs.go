@@ -22,16 +22,9 @@ const MaxDepth = 256
 // names, invalid UTF-8, NaN/Infinity, nesting past MaxDepth and trailing
 // data are errors.
 func Transform(data []byte) ([]byte, error) {
-	if !utf8.Valid(data) {
-		return nil, errors.New("jcs: input is not valid UTF-8")
-	}
-	c := &canonicalizer{in: data, out: make([]byte, 0, len(data))}
-	if err := c.value(0); err != nil {
+	c, err := canonicalize(data, false)
+	if err != nil {
 		return nil, err
-	}
-	c.ws()
-	if c.pos != len(data) {
-		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", c.pos)
 	}
 	return c.out, nil
 }
@@ -41,10 +34,26 @@ func Transform(data []byte) ([]byte, error) {
 // normalized, 12 MB at 100,000 trials); otherwise it returns a new
 // buffer. Callers must not modify data while they use the result.
 func Canonical(data []byte) ([]byte, error) {
+	c, err := canonicalize(data, true)
+	if err != nil {
+		return nil, err
+	}
+	if c.lazy {
+		return data[:c.olen:c.olen], nil
+	}
+	return c.out, nil
+}
+
+// canonicalize runs the canonicalizer over the whole of data. lazy defers
+// the output buffer until the first byte that differs from data.
+func canonicalize(data []byte, lazy bool) (*canonicalizer, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("jcs: input is not valid UTF-8")
 	}
-	c := &canonicalizer{in: data, lazy: true}
+	c := &canonicalizer{in: data, lazy: lazy}
+	if !lazy {
+		c.out = make([]byte, 0, len(data))
+	}
 	if err := c.value(0); err != nil {
 		return nil, err
 	}
@@ -52,10 +61,7 @@ func Canonical(data []byte) ([]byte, error) {
 	if c.pos != len(data) {
 		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", c.pos)
 	}
-	if c.lazy {
-		return data[:c.olen:c.olen], nil
-	}
-	return c.out, nil
+	return c, nil
 }
 
 // Marshal encodes v with encoding/json and returns its canonical form.
