@@ -5,14 +5,13 @@ package comparetest
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -152,8 +151,7 @@ func Build(dir string, s Spec) (*snapshot.Manifest, error) {
 // plausible reason, reward and evidence hash.
 func Observation(task string, repeat int, status string) snapshot.Observation {
 	id := snapshot.TrialID(task, repeat)
-	sum := sha256.Sum256([]byte(id + "/" + status))
-	sha := hex.EncodeToString(sum[:])
+	sha := digest.Bytes([]byte(id + "/" + status)).String()
 	a := snapshot.AttemptOutcome{Retry: 0, Status: status, ResultSHA256: &sha}
 	switch status {
 	case snapshot.StatusSuccess:
