@@ -55,8 +55,7 @@ func Judge(r *harbor.TrialResult) Outcome {
 	if r.MultiStep {
 		steps = r.Steps
 	}
-	o := judge(r.Exception, r.Verifier, steps, r.MultiStep, false)
-	return o
+	return judge(r.Exception, r.Verifier, steps, r.MultiStep, false)
 }
 
 // judge is the table for one trial or one step (onStep), recursing into
@@ -170,11 +169,7 @@ func describeException(e *harbor.ExceptionInfo) string {
 		msg = msg[:i] + " …"
 	}
 	if len(msg) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut] + " …"
+		msg = cutUTF8(msg, 200) + " …"
 	}
 	if msg == "" {
 		return "exception " + typ
@@ -244,11 +239,7 @@ func pickReward(vr *harbor.VerifierResult) rewardPick {
 	p := rewardPick{value: val}
 	shown := val.Raw
 	if len(shown) > 40 {
-		cut := 40
-		for cut > 0 && !utf8.RuneStart(shown[cut]) {
-			cut--
-		}
-		shown = shown[:cut] + "…"
+		shown = cutUTF8(shown, 40) + "…"
 	}
 	where := fmt.Sprintf("reward %q is %s", key, shown)
 	switch val.Kind {
@@ -271,6 +262,15 @@ func pickReward(vr *harbor.VerifierResult) rewardPick {
 	}
 	p.binary, p.detail = b, where
 	return p
+}
+
+// cutUTF8 returns at most the first n bytes of s (n < len(s)), ending
+// before a rune that would be split so the text stays valid UTF-8.
+func cutUTF8(s string, n int) string {
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 func ptr[T any](v T) *T { return &v }
