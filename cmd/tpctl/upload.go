@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -180,7 +179,7 @@ func (a *app) uploadDryRun(dir string) error {
 		return uploadError(dir, err)
 	}
 	if a.jsonOutput() {
-		return uploadJSONLine(a.io.Out, struct {
+		return writeJSONLine(a.io.Out, struct {
 			MessageType string `json:"message_type"`
 			*upload.DryRun
 		}{"upload_dry_run", d})
@@ -200,7 +199,7 @@ func (a *app) uploadDryRun(dir string) error {
 
 func (a *app) printUploadSummary(s *upload.Summary) error {
 	if a.jsonOutput() {
-		return uploadJSONLine(a.io.Out, struct {
+		return writeJSONLine(a.io.Out, struct {
 			MessageType string `json:"message_type"`
 			*upload.Summary
 		}{"upload_summary", s})
@@ -231,15 +230,6 @@ func (a *app) printUploadSummary(s *upload.Summary) error {
 		}
 	}
 	return nil
-}
-
-func uploadJSONLine(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }
 
 func uploadSize(n int64) string {
