@@ -248,11 +248,9 @@ func (p *process) Redact(ctx context.Context, s string) (string, error) {
 func (p *process) exitReason(id int64, what string) error {
 	select {
 	case <-p.exited:
-		status := "exited"
+		status := "exited with status 0"
 		if p.waitErr != nil {
 			status = "exited with " + p.waitErr.Error()
-		} else {
-			status = "exited with status 0"
 		}
 		return fmt.Errorf("%s and %s while handling request %d", what, status, id)
 	case <-time.After(closeGrace):
