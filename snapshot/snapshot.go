@@ -182,9 +182,7 @@ func (p *PlanSummary) TrialIDs() []string {
 	for i, t := range p.Trials {
 		keys[i] = key{t.Task, t.Repeat}
 	}
-	slices.SortFunc(keys, func(a, b key) int {
-		return cmp.Or(strings.Compare(a.task, b.task), cmp.Compare(a.repeat, b.repeat))
-	})
+	slices.SortFunc(keys, func(a, b key) int { return CompareTrials(a.task, a.repeat, b.task, b.repeat) })
 	ids := make([]string, len(keys))
 	for i, k := range keys {
 		ids[i] = TrialID(k.task, k.repeat)
