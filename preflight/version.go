@@ -2,6 +2,7 @@ package preflight
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -28,17 +29,7 @@ func parseVersion(s string) (version, error) {
 	return v, nil
 }
 
-func (v version) cmp(o version) int {
-	for i := range v {
-		switch {
-		case v[i] < o[i]:
-			return -1
-		case v[i] > o[i]:
-			return 1
-		}
-	}
-	return 0
-}
+func (v version) cmp(o version) int { return slices.Compare(v[:], o[:]) }
 
 // versionInRange reports whether v satisfies every comma-separated
 // constraint in rng ("=", "!=", ">", ">=", "<", "<=", or a bare version
