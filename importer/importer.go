@@ -191,8 +191,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 		end, n := start, 0
 		var jobs []*attemptJob
 		for end < len(trials) && (n == 0 || n+len(trials[end].Attempts) <= chunkAttempts) {
-			atts := slices.Clone(trials[end].Attempts)
-			slices.SortFunc(atts, func(a, b planfile.Attempt) int { return cmp.Compare(a.Retry, b.Retry) })
+			atts := sortedAttempts(trials[end])
 			for _, a := range atts {
 				jobs = append(jobs, &attemptJob{trial: end, retry: a.Retry, dir: a.Dir})
 			}
@@ -274,6 +273,15 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	}
 	res.Manifest = m
 	return res, nil
+}
+
+// sortedAttempts returns a copy of t's attempts by ascending retry, the
+// order observations and trajectory selection use; the plan is not
+// modified.
+func sortedAttempts(t planfile.Trial) []planfile.Attempt {
+	atts := slices.Clone(t.Attempts)
+	slices.SortFunc(atts, func(a, b planfile.Attempt) int { return cmp.Compare(a.Retry, b.Retry) })
+	return atts
 }
 
 // runJobs reads and judges attempts with a bounded pool; each worker

@@ -135,9 +135,7 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 	skipped := []Warning{}
 	n := 0
 	for _, tr := range trials {
-		atts := slices.Clone(tr.Attempts)
-		slices.SortFunc(atts, func(a, b planfile.Attempt) int { return a.Retry - b.Retry })
-		for _, a := range atts {
+		for _, a := range sortedAttempts(tr) {
 			if n >= t.opts.Limit {
 				return skipped, nil
 			}
