@@ -1,7 +1,6 @@
 package planfile
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -99,7 +98,7 @@ func DraftFromJob(root string) (*Draft, error) {
 			// "dir": "." could never pass plan check.
 			return &TrialRootError{Root: root}
 		}
-		r, err := harbor.DecodeTrialResult(bytes.NewReader(b))
+		r, err := harbor.DecodeTrialResultBytes(b)
 		if err != nil || r.TaskName == "" {
 			if isJobResult(b) {
 				return nil // a job-level result.json; its trials are below
