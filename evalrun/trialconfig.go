@@ -139,7 +139,7 @@ const SettingsRules = "tpctl-eval-settings/1"
 // TrialConfig is written from.
 func (e *Execution) Effective() EffectiveSettings {
 	ac := e.agentConfig()
-	kw := maps.Clone(ac.Kwargs)
+	kw := ac.Kwargs // agentConfig's own copy: safe to change
 	delete(kw, EndpointKwarg)
 	names := slices.Clone(e.Agent.Env)
 	slices.Sort(names)
