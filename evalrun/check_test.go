@@ -281,3 +281,21 @@ func TestCheckTaskPathWording(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretValuePatterns: credential-shaped values in the execution
+// section are refused, with the same AWS prefixes as redact's builtin
+// patterns (which had drifted apart).
+func TestSecretValuePatterns(t *testing.T) {
+	for _, v := range []string{
+		"AKIAABCDEFGHIJKLMNOP", "ASIAABCDEFGHIJKLMNOP", "ABIAABCDEFGHIJKLMNOP", "ACCAABCDEFGHIJKLMNOP",
+		"hf_abcdefghijklmnopqrstuvwxyz0123456789",
+	} {
+		fs := secretFindings(map[string]any{"agent": map[string]any{"kwargs": map[string]any{"note": v}}})
+		if len(fs) != 1 || fs[0].Code != CodeSecretValue || fs[0].Pointer != "/execution/agent/kwargs/note" {
+			t.Errorf("value %q: findings %+v; want one %s at /execution/agent/kwargs/note", v, fs, CodeSecretValue)
+		}
+	}
+	if fs := secretFindings(map[string]any{"agent": map[string]any{"name": "terminus-2"}}); len(fs) != 0 {
+		t.Errorf("a plain agent name was refused: %+v", fs)
+	}
+}
