@@ -26,7 +26,8 @@ fuzz:
 # "Performance"): import of generated 10,000- and 100,000-trial jobs against
 # cat of a precomputed list of the same result.json files (alternating
 # runs, medians, min/median/max printed), transcripts (128 x 8 MiB ATIF,
-# builtin:secrets), snapshot verify at 100,000 trials, and upload of 10,000
+# builtin:secrets), snapshot verify of the imported 100,000-trial snapshot
+# against cat of its files (and in-process at 100,000 trials), and upload of 10,000
 # observations to a receiver 50 ms away. BENCHROUNDS pairs per case
 # (default 5); BENCHFLAGS=-short skips the large cases; TPCTL_BENCH_1M=1
 # adds a 1,000,000-trial import (about 10 GB of temporary disk). The large
@@ -34,7 +35,7 @@ fuzz:
 BENCHFLAGS ?=
 BENCHROUNDS ?= 5
 bench:
-	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^Benchmark(ImportCmd|TranscriptsCmd|Upload10k)$$' -benchtime 1x -p 1 -timeout 60m $(BENCHFLAGS) ./importer ./upload
+	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^Benchmark(ImportCmd|TranscriptsCmd|VerifyCmd|Upload10k)$$' -benchtime 1x -p 1 -timeout 60m $(BENCHFLAGS) ./importer ./upload
 	$(GO) test -run '^$$' -bench '^BenchmarkVerify100k$$' -benchtime 5x $(BENCHFLAGS) ./snapshot
 
 # Every benchmark, micro-benchmarks included, for profiles.

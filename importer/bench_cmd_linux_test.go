@@ -257,3 +257,43 @@ func BenchmarkTranscriptsCmd(b *testing.B) {
 		b.ReportMetric(mb/r.cpu.med, "MB/cpu-s")
 	}
 }
+
+// BenchmarkVerifyCmd imports the 100,000-trial job once and then runs
+// tpctl snapshot verify on the saved snapshot side by side with cat of the
+// snapshot's files (the same bytes verify reads and hashes). MB/s is the
+// snapshot's bytes over verify's median wall time, MB/cpu-s over its
+// median CPU time. Skipped with -short.
+func BenchmarkVerifyCmd(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates a 100,000-trial job; run without -short")
+	}
+	bin := buildTpctl(b)
+	job := benchJobWith(b, 100_000, harborgen.Options{IndentPlan: true})
+	snap := filepath.Join(b.TempDir(), "snap")
+	timeChild(b, filepath.Join(b.TempDir(), "usage"), bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap)
+	var files []string
+	var total int64
+	err := filepath.WalkDir(snap, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		files = append(files, p)
+		total += fi.Size()
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		r := alternate(b, files, func(int) []string { return []string{bin, "snapshot", "verify", snap} })
+		r.report(b, "snapshot verify")
+		mb := float64(total) / 1e6
+		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f over %.1f MB (cat median %.0f)", mb/r.tool.max, mb/r.tool.med, mb/r.tool.min, mb, mb/r.cat.med)
+		b.ReportMetric(mb/r.tool.med, "MB/s")
+		b.ReportMetric(mb/r.cpu.med, "MB/cpu-s")
+	}
+}
