@@ -83,9 +83,10 @@ func ReadObservations(dir string, fn func(Observation) error) error {
 func readObservations(r io.Reader, fn func(Observation) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxObservationLine)
+	d := newObsDecoder()
 	for line := 1; sc.Scan(); line++ {
 		var o Observation
-		if err := decodeObservation(sc.Bytes(), &o); err != nil {
+		if err := d.decode(sc.Bytes(), &o); err != nil {
 			return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
 		}
 		if err := fn(o); err != nil {
@@ -96,18 +97,6 @@ func readObservations(r io.Reader, fn func(Observation) error) error {
 		return fmt.Errorf("%s: %w", ObservationsFile, err)
 	}
 	return nil
-}
-
-// decodeObservation decodes one line strictly: the walker for the plain
-// form tpctl writes, encoding/json (which has the last word) for the rest.
-func decodeObservation(line []byte, o *Observation) error {
-	if decodeObservationFast(line, o) {
-		return nil
-	}
-	*o = Observation{}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	return dec.Decode(o)
 }
 
 // ReadFile reads one file of the snapshot listed in the manifest, checking
