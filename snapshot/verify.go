@@ -193,6 +193,29 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil, &NotSnapshotError{Dir: dir, Err: walkErr}
 	}
 	names := slices.Sorted(maps.Keys(saved.Files))
+	// Hashing the files and re-deriving the manifest are independent: the
+	// hashing runs alongside, and its problems come first, as they did
+	// when the two ran one after the other.
+	hashed := make(chan []Problem, 1)
+	go func() { hashed <- checkFiles(dir, saved, names, onDisk) }()
+	derived := rederive(dir, saved, names, onDisk)
+	rep.Problems = append(rep.Problems, <-hashed...)
+	rep.Problems = append(rep.Problems, derived...)
+	return finish(rep), nil
+}
+
+// problems collects Problems; add is Verify's way of reporting one.
+type problems []Problem
+
+func (ps *problems) add(code, file, format string, args ...any) {
+	*ps = append(*ps, Problem{code, file, fmt.Sprintf(format, args...)})
+}
+
+// checkFiles reports each listed file that is missing or does not match
+// its SHA-256, then each regular file on disk the manifest does not list.
+func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]bool) []Problem {
+	var ps problems
+	add := ps.add
 	for _, name := range names {
 		if !onDisk[name] {
 			add(ProblemFileMissing, name, "listed in %s but missing", ManifestFile)
@@ -210,17 +233,23 @@ func Verify(dir string) (*VerifyReport, error) {
 			add(ProblemFileUnlisted, name, "present but not listed in %s", ManifestFile)
 		}
 	}
+	return ps
+}
 
-	// Re-derive the manifest from the plan and the observations.
+// rederive re-derives the manifest from the plan and the observations and
+// reports every difference from the saved one.
+func rederive(dir string, saved *Manifest, names []string, onDisk map[string]bool) []Problem {
+	var ps problems
+	add := ps.add
 	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
-		return finish(rep), nil
+		return ps
 	}
 	t, _, err := newTally(planJSON, saved.OutcomeRules)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
 	if err := ReadObservations(dir, func(o Observation) error {
 		saidTrainable := o.Trainable
@@ -233,7 +262,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil
 	}); err != nil {
 		add(ProblemObservation, ObservationsFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
 	// format_verified is derived, not trusted: a Harbor revision is verified
 	// only when it is one tpctl was validated against.
@@ -244,7 +273,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	want, err := t.manifest(verified)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
 	want.Files = saved.Files
 	want.Trajectories = saved.Trajectories
@@ -298,7 +327,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		}
 		add(ProblemFieldMismatch, ManifestFile, "%s is %s but recomputes to %s", field, got, exp)
 	})
-	return finish(rep), nil
+	return ps
 }
 
 func finish(r *VerifyReport) *VerifyReport {
