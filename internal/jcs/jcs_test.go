@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -238,5 +241,38 @@ func BenchmarkTransform(b *testing.B) {
 		if _, err := Transform(in); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestErrorWording: digest shows these messages to users, so moving the
+// canonicalizer onto jsonscan kept them word for word, offsets included.
+// testdata/errors.txt was recorded from the hand-written parser jcs had
+// before (every message it could give, from its fuzz corpus and the
+// inputs above); lone surrogates are among them.
+func TestErrorWording(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "errors.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		quoted, want, ok := strings.Cut(line, "\t")
+		in, err := strconv.Unquote(quoted)
+		if !ok || err != nil {
+			t.Fatalf("errors.txt:%d: not a quoted input, a tab and an error: %q", i+1, line)
+		}
+		n++
+		for name, f := range map[string]func([]byte) ([]byte, error){"Transform": Transform, "Canonical": Canonical} {
+			got, err := f([]byte(in))
+			if err == nil || err.Error() != want {
+				t.Errorf("%s(%q) = %q, %v; want error %q", name, in, got, err, want)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("errors.txt holds %d cases; it lost some", n)
 	}
 }
