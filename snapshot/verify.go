@@ -241,6 +241,9 @@ func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]b
 func rederive(dir string, saved *Manifest, names []string, onDisk map[string]bool) []Problem {
 	var ps problems
 	add := ps.add
+	// The observations are decoded ahead while the plan is read.
+	obs := readObservationsAhead(dir)
+	defer obs.stop()
 	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
@@ -251,7 +254,7 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
 		return ps
 	}
-	if err := ReadObservations(dir, func(o Observation) error {
+	if err := obs.each(func(o Observation) error {
 		saidTrainable := o.Trainable
 		if err := t.add(&o); err != nil {
 			return err
@@ -328,6 +331,82 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 		add(ProblemFieldMismatch, ManifestFile, "%s is %s but recomputes to %s", field, got, exp)
 	})
 	return ps
+}
+
+// observationsAhead is ReadObservations run on a goroutine of its own,
+// handing observations over in batches, so decoding them overlaps other
+// work; the channel's bound keeps memory to a few batches.
+type observationsAhead struct {
+	batches chan []Observation
+	free    chan []Observation // batches each is done with, for reuse
+	done    chan struct{}      // closed by stop
+	ended   chan struct{}      // closed when the goroutine has returned
+	err     error              // ReadObservations' error; read once batches is closed
+}
+
+const aheadBatch = 256
+
+func readObservationsAhead(dir string) *observationsAhead {
+	a := &observationsAhead{
+		batches: make(chan []Observation, 4), free: make(chan []Observation, 6),
+		done: make(chan struct{}), ended: make(chan struct{}),
+	}
+	go func() {
+		defer close(a.ended)
+		defer close(a.batches)
+		batch := make([]Observation, 0, aheadBatch)
+		send := func() bool {
+			select {
+			case a.batches <- batch:
+				select {
+				case batch = <-a.free:
+				default:
+					batch = make([]Observation, 0, aheadBatch)
+				}
+				return true
+			case <-a.done:
+				return false
+			}
+		}
+		a.err = ReadObservations(dir, func(o Observation) error {
+			if batch = append(batch, o); len(batch) == aheadBatch && !send() {
+				return errStopped
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			send()
+		}
+	}()
+	return a
+}
+
+var errStopped = errors.New("stopped")
+
+// each calls fn for every observation in file order and returns what
+// ReadObservations(dir, fn) would: fn's error prefixed with its line (one
+// observation per line), or the error that ended the file.
+func (a *observationsAhead) each(fn func(Observation) error) error {
+	line := 0
+	for batch := range a.batches {
+		for _, o := range batch {
+			line++
+			if err := fn(o); err != nil {
+				return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
+			}
+		}
+		select {
+		case a.free <- batch[:0]:
+		default:
+		}
+	}
+	return a.err
+}
+
+// stop ends the reading early, if it has not ended, and waits for it.
+func (a *observationsAhead) stop() {
+	close(a.done)
+	<-a.ended
 }
 
 func finish(r *VerifyReport) *VerifyReport {

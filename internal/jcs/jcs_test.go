@@ -276,3 +276,29 @@ func TestErrorWording(t *testing.T) {
 		t.Fatalf("errors.txt holds %d cases; it lost some", n)
 	}
 }
+
+// BenchmarkCanonical is BenchmarkTransform's plan already in canonical
+// form: the case of every plan tpctl normalized, which Canonical returns
+// without a copy.
+func BenchmarkCanonical(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"name":"bench","settings":{"temperature":0.7},"trials":[`)
+	for i := 0; i < 10000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"attempts":[{"dir":"jobs/x/task-%05d__%07d","retry":0}],"repeat":%d,"task":"bench/task-%05d"}`, i/10, i, i%10, i/10)
+	}
+	sb.WriteString(`]}`)
+	in := []byte(sb.String())
+	if c, err := Canonical(in); err != nil || &c[0] != &in[0] {
+		b.Fatalf("not canonical: %v", err)
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Canonical(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
