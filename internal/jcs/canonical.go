@@ -367,6 +367,19 @@ func AppendStringBytes(dst, s []byte) []byte {
 // build canonical objects by hand. Invalid UTF-8 is replaced by U+FFFD, as
 // encoding/json does.
 func AppendString(dst []byte, s string) []byte {
+	// Printable ASCII without quote or backslash, the common case (IDs,
+	// digests, statuses), is written as it is.
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
+			return appendStringSlow(dst, s)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
+}
+
+func appendStringSlow(dst []byte, s string) []byte {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}

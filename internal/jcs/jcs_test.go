@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Vectors from RFC 8785 §3.2.2 and Appendix B.
@@ -301,4 +302,33 @@ func BenchmarkCanonical(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// FuzzAppendString: a string written by hand is the canonical form of
+// the same string encoded by encoding/json. (Invalid UTF-8 is left out:
+// AppendString replaces a run of bad bytes by one U+FFFD, encoding/json
+// each byte; hashes depend on it, so it stays.)
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "task-00001#0", `a"b\c`, "tab\there\n", "\x00\x1f\x7f", "ünï€😀", "<>&\u2028", strings.Repeat("ab", 32)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			t.Skip()
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Transform(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
+		}
+		if got := AppendStringBytes(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("AppendStringBytes(%q) = %s, want %s", s, got, want)
+		}
+	})
 }
