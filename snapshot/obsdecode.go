@@ -1,336 +1,340 @@
 package snapshot
 
 import (
+	"bytes"
+	"encoding/json"
+	"io"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
 
-// Observation lines are decoded by a direct walker over the plain form
-// tpctl writes (exact member names, each once, strings without escapes,
-// integers without fraction or exponent). Anything else — an escape, a
-// member in another case, a duplicate, a null where a value belongs,
-// trailing bytes, any error — is handed to encoding/json, which decides:
-// values and error messages are exactly the strict decoder's, and
-// FuzzObservationLine checks the walker never accepts a line differently.
-// The walker is ten times faster, which is what verify, compare and upload
-// spend their time on.
+// Observation lines are decoded by a typed walker on jsonscan for the
+// form tpctl writes (exact member names, each once, integers without
+// fraction or exponent, no null where a value belongs, nothing after the
+// object). Anything else (a member in another case, a duplicate, trailing
+// bytes, any error) is handed to encoding/json, which decides: values and
+// error messages are exactly the strict decoder's, and FuzzObservationLine
+// checks the walker never accepts a line differently. The walker is ten
+// times faster, which is what verify, compare and upload spend their time
+// on.
 
-// obsWalker is a cursor over one line.
-type obsWalker struct {
-	b []byte
-	i int
+// obsDecoder decodes the lines of one observations.jsonl. Lines repeat
+// most of their strings (a task's repeats follow each other; statuses,
+// reasons and exception types are a few words) and hold a dozen pointers,
+// so it reuses strings it has made and hands out pointers from shared
+// blocks: a line costs a few allocations instead of twenty.
+type obsDecoder struct {
+	sc     jsonscan.Decoder
+	words  map[string]string // interned short values, at most maxWords
+	task   string            // the last line's task
+	check  string            // the last line's task checksum
+	strs   []string          // block the *string members point into
+	floats []float64         // block the *float64 members point into
+	outs   []AttemptOutcome  // block the lines' AttemptOutcomes are cut from
+	tmp    []AttemptOutcome  // one line's outcomes while they are read
+}
+
+// maxWords bounds the interned values, so a file of distinct reasons
+// cannot grow the table without end.
+const maxWords = 256
+
+// blockLen is the length of the blocks pointers are handed out from.
+const blockLen = 128
+
+func newObsDecoder() *obsDecoder {
+	return &obsDecoder{words: map[string]string{}}
+}
+
+// decode decodes one line strictly into o, which must be zero: the walker
+// when it can, encoding/json (which has the last word) for the rest.
+func (d *obsDecoder) decode(line []byte, o *Observation) error {
+	if d.fast(line, o) {
+		return nil
+	}
+	*o = Observation{}
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	return dec.Decode(o)
+}
+
+// decodeObservation is decode with a decoder of its own.
+func decodeObservation(line []byte, o *Observation) error {
+	return newObsDecoder().decode(line, o)
 }
 
 // decodeObservationFast decodes line into o and reports whether it could;
 // false says nothing about the line's validity.
 func decodeObservationFast(line []byte, o *Observation) bool {
-	w := obsWalker{b: line}
-	w.ws()
-	if !w.observation(o) {
+	return newObsDecoder().fast(line, o)
+}
+
+func (d *obsDecoder) fast(line []byte, o *Observation) bool {
+	d.sc.ResetBytes(line)
+	if !d.observation(o) {
 		return false
 	}
-	w.ws()
-	return w.i == len(w.b)
+	_, err := d.sc.Next()
+	return err == io.EOF
 }
 
-func (w *obsWalker) ws() {
-	for w.i < len(w.b) {
-		switch w.b[w.i] {
-		case ' ', '\t', '\r', '\n':
-			w.i++
-		default:
-			return
-		}
-	}
+// next reads the next token and reports whether it is of kind k.
+func (d *obsDecoder) next(k jsonscan.Kind) bool {
+	got, err := d.sc.Next()
+	return err == nil && got == k
 }
 
-// byte consumes c after optional whitespace.
-func (w *obsWalker) byte(c byte) bool {
-	w.ws()
-	if w.i < len(w.b) && w.b[w.i] == c {
-		w.i++
-		return true
-	}
-	return false
-}
-
-// untracked is the member index of a key whose duplicates do not matter.
-const untracked = -1
-
-// object walks {"key": value, …}, calling member for each key; member
-// returns false to give up. seen guards against duplicates (at most 64
-// members, indexed by member's return value; untracked ones are not).
-func (w *obsWalker) object(member func(key []byte) (int, bool)) bool {
-	if !w.byte('{') {
+// object walks the members of an object whose '{' is next, calling
+// member with each key; member reads the value and returns its index
+// (below 64), or false to give up. A key seen twice gives up.
+func (d *obsDecoder) object(member func(key []byte) (int, bool)) bool {
+	if !d.next(jsonscan.BeginObject) {
 		return false
-	}
-	if w.byte('}') {
-		return true
 	}
 	var seen uint64
 	for {
-		w.ws()
-		key, ok := w.rawString()
-		if !ok || !w.byte(':') {
+		k, err := d.sc.Next()
+		if err != nil {
 			return false
 		}
-		idx, ok := member(key)
-		if !ok {
+		if k == jsonscan.EndObject {
+			return true
+		}
+		idx, ok := member(d.sc.Text())
+		if !ok || seen&(1<<idx) != 0 {
 			return false
 		}
-		if idx != untracked {
-			if seen&(1<<idx) != 0 {
-				return false
-			}
-			seen |= 1 << idx
-		}
-		if w.byte(',') {
-			continue
-		}
-		return w.byte('}')
+		seen |= 1 << idx
 	}
 }
 
-// rawString returns the bytes of a string without escapes or control
-// characters, in valid UTF-8; the cursor is at its opening quote.
-func (w *obsWalker) rawString() ([]byte, bool) {
-	if w.i >= len(w.b) || w.b[w.i] != '"' {
-		return nil, false
+// str is the text of the string token just read: prev itself when they
+// are equal, the interned copy when intern is set (for a member of few
+// values: a status, a reason), else a new string.
+func (d *obsDecoder) str(prev string, intern bool) string {
+	t := d.sc.Text()
+	if string(t) == prev {
+		return prev
 	}
-	start := w.i + 1
-	ascii := true
-	for j := start; j < len(w.b); j++ {
-		c := w.b[j]
-		switch {
-		case c == '"':
-			s := w.b[start:j]
-			if !ascii && !utf8.Valid(s) {
-				return nil, false
-			}
-			w.i = j + 1
-			return s, true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		case c >= 0x80:
-			ascii = false
-		}
+	if !intern {
+		return string(t)
 	}
-	return nil, false
+	if s, ok := d.words[string(t)]; ok {
+		return s
+	}
+	s := string(t)
+	if len(d.words) < maxWords {
+		d.words[s] = s
+	}
+	return s
 }
 
-func (w *obsWalker) str(dst *string) bool {
-	w.ws()
-	s, ok := w.rawString()
-	if ok {
-		*dst = string(s)
-	}
-	return ok
-}
-
-// strPtr reads a string or null.
-func (w *obsWalker) strPtr(dst **string) bool {
-	if w.null() {
-		*dst = nil
-		return true
-	}
-	var s string
-	if !w.str(&s) {
+// text reads a string into dst (see str).
+func (d *obsDecoder) text(dst *string, prev string, intern bool) bool {
+	if !d.next(jsonscan.String) {
 		return false
 	}
-	*dst = &s
+	*dst = d.str(prev, intern)
 	return true
 }
 
-func (w *obsWalker) null() bool {
-	w.ws()
-	if len(w.b)-w.i >= 4 && string(w.b[w.i:w.i+4]) == "null" {
-		w.i += 4
+// strPtr reads null, or a string (see str) into a pointer from the block.
+func (d *obsDecoder) strPtr(dst **string, prev string, intern bool) bool {
+	k, err := d.sc.Next()
+	switch {
+	case err != nil:
+		return false
+	case k == jsonscan.Null:
+		*dst = nil
 		return true
+	case k != jsonscan.String:
+		return false
 	}
-	return false
+	if len(d.strs) == cap(d.strs) {
+		d.strs = make([]string, 0, blockLen)
+	}
+	d.strs = append(d.strs, d.str(prev, intern))
+	*dst = &d.strs[len(d.strs)-1]
+	return true
 }
 
-func (w *obsWalker) boolean(dst *bool) bool {
-	w.ws()
+// integer reads -?(0|[1-9][0-9]*) of at most 18 digits: what an int holds
+// for sure, with the value encoding/json gives.
+func (d *obsDecoder) integer(dst *int) bool {
+	if !d.next(jsonscan.Number) {
+		return false
+	}
+	raw := d.sc.Raw()
+	digits, neg := raw, false
+	if digits[0] == '-' {
+		digits, neg = digits[1:], true
+	}
+	if len(digits) > 18 {
+		return false
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false // a fraction or an exponent
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	*dst = n
+	return true
+}
+
+// floatPtr reads null or a number, parsed as encoding/json parses it.
+func (d *obsDecoder) floatPtr(dst **float64) bool {
+	k, err := d.sc.Next()
+	if err != nil {
+		return false
+	}
+	if k == jsonscan.Null {
+		*dst = nil
+		return true
+	}
+	if k != jsonscan.Number {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(d.sc.Raw()), 64)
+	if err != nil {
+		return false
+	}
+	if len(d.floats) == cap(d.floats) {
+		d.floats = make([]float64, 0, blockLen)
+	}
+	d.floats = append(d.floats, f)
+	*dst = &d.floats[len(d.floats)-1]
+	return true
+}
+
+func (d *obsDecoder) boolean(dst *bool) bool {
+	k, err := d.sc.Next()
 	switch {
-	case len(w.b)-w.i >= 4 && string(w.b[w.i:w.i+4]) == "true":
-		*dst, w.i = true, w.i+4
-	case len(w.b)-w.i >= 5 && string(w.b[w.i:w.i+5]) == "false":
-		*dst, w.i = false, w.i+5
+	case err != nil:
+		return false
+	case k == jsonscan.True:
+		*dst = true
+	case k == jsonscan.False:
+		*dst = false
 	default:
 		return false
 	}
 	return true
 }
 
-// integer reads -?(0|[1-9][0-9]*) of at most 18 digits.
-func (w *obsWalker) integer(dst *int) bool {
-	w.ws()
-	j, neg := w.i, false
-	if j < len(w.b) && w.b[j] == '-' {
-		neg, j = true, j+1
+// deref is *p, or "" for nil.
+func deref(p *string) string {
+	if p == nil {
+		return ""
 	}
-	start := j
-	n := 0
-	for j < len(w.b) && w.b[j] >= '0' && w.b[j] <= '9' {
-		n = n*10 + int(w.b[j]-'0')
-		j++
-	}
-	digits := j - start
-	if digits == 0 || digits > 18 || digits > 1 && w.b[start] == '0' {
-		return false
-	}
-	if j < len(w.b) {
-		switch w.b[j] {
-		case '.', 'e', 'E':
-			return false
-		}
-	}
-	if neg {
-		n = -n
-	}
-	*dst, w.i = n, j
-	return true
+	return *p
 }
 
-// floatPtr reads a JSON number (strict grammar) or null.
-func (w *obsWalker) floatPtr(dst **float64) bool {
-	if w.null() {
-		*dst = nil
-		return true
-	}
-	w.ws()
-	j := w.i
-	if j < len(w.b) && w.b[j] == '-' {
-		j++
-	}
-	digits := func() int {
-		k := j
-		for j < len(w.b) && w.b[j] >= '0' && w.b[j] <= '9' {
-			j++
-		}
-		return j - k
-	}
-	first := j
-	n := digits()
-	if n == 0 || n > 1 && w.b[first] == '0' {
-		return false
-	}
-	if j < len(w.b) && w.b[j] == '.' {
-		j++
-		if digits() == 0 {
-			return false
-		}
-	}
-	if j < len(w.b) && (w.b[j] == 'e' || w.b[j] == 'E') {
-		j++
-		if j < len(w.b) && (w.b[j] == '+' || w.b[j] == '-') {
-			j++
-		}
-		if digits() == 0 {
-			return false
-		}
-	}
-	f, err := strconv.ParseFloat(string(w.b[w.i:j]), 64)
-	if err != nil {
-		return false
-	}
-	*dst, w.i = &f, j
-	return true
-}
-
-func (w *obsWalker) observation(o *Observation) bool {
-	return w.object(func(key []byte) (int, bool) {
+func (d *obsDecoder) observation(o *Observation) bool {
+	ok := d.object(func(key []byte) (int, bool) {
 		switch string(key) {
 		case "trial_id":
-			return 0, w.str(&o.TrialID)
+			return 0, d.text(&o.TrialID, "", false)
 		case "task":
-			return 1, w.str(&o.Task)
+			return 1, d.text(&o.Task, d.task, false)
 		case "repeat":
-			return 2, w.integer(&o.Repeat)
+			return 2, d.integer(&o.Repeat)
 		case "trial_attempt":
-			return 3, w.integer(&o.TrialAttempt)
+			return 3, d.integer(&o.TrialAttempt)
 		case "attempts":
-			return 4, w.integer(&o.Attempts)
+			return 4, d.integer(&o.Attempts)
 		case "status":
-			return 5, w.str(&o.Status)
+			return 5, d.text(&o.Status, "", true)
 		case "reason":
-			return 6, w.str(&o.Reason)
+			return 6, d.text(&o.Reason, "", true)
 		case "reward":
-			return 7, w.floatPtr(&o.Reward)
+			return 7, d.floatPtr(&o.Reward)
 		case "exception_type":
-			return 8, w.strPtr(&o.ExceptionType)
+			return 8, d.strPtr(&o.ExceptionType, "", true)
 		case "trainable":
-			return 9, w.boolean(&o.Trainable)
+			return 9, d.boolean(&o.Trainable)
 		case "evidence":
-			return 10, w.evidence(&o.Evidence)
+			return 10, d.evidence(&o.Evidence)
 		case "attempt_outcomes":
-			return 11, w.outcomes(&o.AttemptOutcomes)
+			return 11, d.outcomes(&o.AttemptOutcomes, deref(o.Evidence.ResultSHA256))
 		}
 		return 0, false
 	})
+	if ok {
+		d.task = o.Task
+		d.check = deref(o.Evidence.TaskChecksum)
+	}
+	return ok
 }
 
-func (w *obsWalker) evidence(e *Evidence) bool {
-	return w.object(func(key []byte) (int, bool) {
+func (d *obsDecoder) evidence(e *Evidence) bool {
+	return d.object(func(key []byte) (int, bool) {
 		switch string(key) {
 		case "result_sha256":
-			return 0, w.strPtr(&e.ResultSHA256)
+			return 0, d.strPtr(&e.ResultSHA256, "", false)
 		case "task_checksum":
-			return 1, w.strPtr(&e.TaskChecksum)
+			return 1, d.strPtr(&e.TaskChecksum, d.check, false)
 		case "verifier_environment_mode":
-			return 2, w.strPtr(&e.VerifierEnvironmentMode)
+			return 2, d.strPtr(&e.VerifierEnvironmentMode, "", true)
 		}
 		return 0, false
 	})
 }
 
-// outcomes reads null or an array of attempt outcomes into a fresh slice,
-// as encoding/json does for a zero destination.
-func (w *obsWalker) outcomes(dst *[]AttemptOutcome) bool {
-	if w.null() {
+// outcomes reads null or an array of attempt outcomes into a fresh slice
+// (cut from the block, its capacity its length), as encoding/json does for
+// a zero destination. sha is the evidence's result digest, which the last
+// attempt's usually repeats.
+func (d *obsDecoder) outcomes(dst *[]AttemptOutcome, sha string) bool {
+	k, err := d.sc.Next()
+	switch {
+	case err != nil:
+		return false
+	case k == jsonscan.Null:
 		*dst = nil
 		return true
-	}
-	if !w.byte('[') {
+	case k != jsonscan.BeginArray:
 		return false
 	}
-	out := []AttemptOutcome{}
-	if !w.byte(']') {
-		for {
-			var a AttemptOutcome
-			if !w.outcome(&a) {
-				return false
-			}
-			out = append(out, a)
-			if w.byte(',') {
-				continue
-			}
-			if !w.byte(']') {
-				return false
-			}
-			break
+	d.tmp = d.tmp[:0]
+	for d.sc.More() {
+		d.tmp = append(d.tmp, AttemptOutcome{})
+		if !d.outcome(&d.tmp[len(d.tmp)-1], sha) {
+			return false
 		}
 	}
-	*dst = out
+	if !d.next(jsonscan.EndArray) {
+		return false
+	}
+	n := len(d.tmp)
+	if cap(d.outs)-len(d.outs) < n || d.outs == nil {
+		d.outs = make([]AttemptOutcome, 0, max(blockLen, n))
+	}
+	i := len(d.outs)
+	d.outs = append(d.outs, d.tmp...)
+	*dst = d.outs[i : i+n : i+n]
 	return true
 }
 
-func (w *obsWalker) outcome(a *AttemptOutcome) bool {
-	return w.object(func(key []byte) (int, bool) {
+func (d *obsDecoder) outcome(a *AttemptOutcome, sha string) bool {
+	return d.object(func(key []byte) (int, bool) {
 		switch string(key) {
 		case "retry":
-			return 0, w.integer(&a.Retry)
+			return 0, d.integer(&a.Retry)
 		case "status":
-			return 1, w.str(&a.Status)
+			return 1, d.text(&a.Status, "", true)
 		case "reason":
-			return 2, w.str(&a.Reason)
+			return 2, d.text(&a.Reason, "", true)
 		case "reward":
-			return 3, w.floatPtr(&a.Reward)
+			return 3, d.floatPtr(&a.Reward)
 		case "exception_type":
-			return 4, w.strPtr(&a.ExceptionType)
+			return 4, d.strPtr(&a.ExceptionType, "", true)
 		case "result_sha256":
-			return 5, w.strPtr(&a.ResultSHA256)
+			return 5, d.strPtr(&a.ResultSHA256, sha, false)
 		}
 		return 0, false
 	})

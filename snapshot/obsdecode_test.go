@@ -217,3 +217,19 @@ func TestPlanHeadFastPath(t *testing.T) {
 		t.Fatalf("keys %v (%v), want %v", keys, ok, want)
 	}
 }
+
+// TestIsTrialID: the check add makes agrees with TrialID.
+func TestIsTrialID(t *testing.T) {
+	for _, tt := range []struct {
+		id, task string
+		repeat   int
+	}{
+		{"t#0", "t", 0}, {"t#1", "t", 0}, {"t#0", "u", 0}, {"t#10", "t", 1}, {"t#-3", "t", -3},
+		{"#0", "", 0}, {"a#b#2", "a#b", 2}, {"a#b#2", "a", 2}, {"t0", "t", 0}, {"t#", "t", 0},
+		{"bench/task-ünï#7", "bench/task-ünï", 7}, {"x\xff#9223372036854775807", "x\xff", 9223372036854775807},
+	} {
+		if got, want := isTrialID(tt.id, tt.task, tt.repeat), tt.id == TrialID(tt.task, tt.repeat); got != want {
+			t.Errorf("isTrialID(%q, %q, %d) = %v, want %v", tt.id, tt.task, tt.repeat, got, want)
+		}
+	}
+}

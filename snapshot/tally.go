@@ -200,11 +200,19 @@ func appendRoundAttempt(b []byte, trialID string, a AttemptOutcome) []byte {
 	return append(b, '}')
 }
 
+// isTrialID reports whether id is TrialID(task, repeat), without building
+// it: add runs once per observation.
+func isTrialID(id, task string, repeat int) bool {
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], int64(repeat), 10)
+	return len(id) == len(task)+1+len(n) && id[:len(task)] == task && id[len(task)] == '#' && id[len(task)+1:] == string(n)
+}
+
 // add checks one observation against the plan and the rules of the format,
 // fills in Trainable, and folds it in. Observations must come in canonical
 // order, each trial at most once.
 func (t *tally) add(o *Observation) error {
-	if o.TrialID != TrialID(o.Task, o.Repeat) {
+	if !isTrialID(o.TrialID, o.Task, o.Repeat) {
 		return fmt.Errorf("trial_id %q does not match task %q and repeat %d", o.TrialID, o.Task, o.Repeat)
 	}
 	if t.seen > 0 && CompareTrials(t.lastTask, t.lastRep, o.Task, o.Repeat) >= 0 {

@@ -83,9 +83,10 @@ func ReadObservations(dir string, fn func(Observation) error) error {
 func readObservations(r io.Reader, fn func(Observation) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxObservationLine)
+	d := newObsDecoder()
 	for line := 1; sc.Scan(); line++ {
 		var o Observation
-		if err := decodeObservation(sc.Bytes(), &o); err != nil {
+		if err := d.decode(sc.Bytes(), &o); err != nil {
 			return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
 		}
 		if err := fn(o); err != nil {
@@ -96,18 +97,6 @@ func readObservations(r io.Reader, fn func(Observation) error) error {
 		return fmt.Errorf("%s: %w", ObservationsFile, err)
 	}
 	return nil
-}
-
-// decodeObservation decodes one line strictly: the walker for the plain
-// form tpctl writes, encoding/json (which has the last word) for the rest.
-func decodeObservation(line []byte, o *Observation) error {
-	if decodeObservationFast(line, o) {
-		return nil
-	}
-	*o = Observation{}
-	dec := json.NewDecoder(bytes.NewReader(line))
-	dec.DisallowUnknownFields()
-	return dec.Decode(o)
 }
 
 // ReadFile reads one file of the snapshot listed in the manifest, checking
@@ -204,6 +193,29 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil, &NotSnapshotError{Dir: dir, Err: walkErr}
 	}
 	names := slices.Sorted(maps.Keys(saved.Files))
+	// Hashing the files and re-deriving the manifest are independent: the
+	// hashing runs alongside, and its problems come first, as they did
+	// when the two ran one after the other.
+	hashed := make(chan []Problem, 1)
+	go func() { hashed <- checkFiles(dir, saved, names, onDisk) }()
+	derived := rederive(dir, saved, names, onDisk)
+	rep.Problems = append(rep.Problems, <-hashed...)
+	rep.Problems = append(rep.Problems, derived...)
+	return finish(rep), nil
+}
+
+// problems collects Problems; add is Verify's way of reporting one.
+type problems []Problem
+
+func (ps *problems) add(code, file, format string, args ...any) {
+	*ps = append(*ps, Problem{code, file, fmt.Sprintf(format, args...)})
+}
+
+// checkFiles reports each listed file that is missing or does not match
+// its SHA-256, then each regular file on disk the manifest does not list.
+func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]bool) []Problem {
+	var ps problems
+	add := ps.add
 	for _, name := range names {
 		if !onDisk[name] {
 			add(ProblemFileMissing, name, "listed in %s but missing", ManifestFile)
@@ -221,19 +233,28 @@ func Verify(dir string) (*VerifyReport, error) {
 			add(ProblemFileUnlisted, name, "present but not listed in %s", ManifestFile)
 		}
 	}
+	return ps
+}
 
-	// Re-derive the manifest from the plan and the observations.
+// rederive re-derives the manifest from the plan and the observations and
+// reports every difference from the saved one.
+func rederive(dir string, saved *Manifest, names []string, onDisk map[string]bool) []Problem {
+	var ps problems
+	add := ps.add
+	// The observations are decoded ahead while the plan is read.
+	obs := readObservationsAhead(dir)
+	defer obs.stop()
 	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
-		return finish(rep), nil
+		return ps
 	}
 	t, _, err := newTally(planJSON, saved.OutcomeRules)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
-	if err := ReadObservations(dir, func(o Observation) error {
+	if err := obs.each(func(o Observation) error {
 		saidTrainable := o.Trainable
 		if err := t.add(&o); err != nil {
 			return err
@@ -244,7 +265,7 @@ func Verify(dir string) (*VerifyReport, error) {
 		return nil
 	}); err != nil {
 		add(ProblemObservation, ObservationsFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
 	// format_verified is derived, not trusted: a Harbor revision is verified
 	// only when it is one tpctl was validated against.
@@ -255,7 +276,7 @@ func Verify(dir string) (*VerifyReport, error) {
 	want, err := t.manifest(verified)
 	if err != nil {
 		add(ProblemPlanInvalid, PlanFile, "%v", err)
-		return finish(rep), nil
+		return ps
 	}
 	want.Files = saved.Files
 	want.Trajectories = saved.Trajectories
@@ -309,7 +330,83 @@ func Verify(dir string) (*VerifyReport, error) {
 		}
 		add(ProblemFieldMismatch, ManifestFile, "%s is %s but recomputes to %s", field, got, exp)
 	})
-	return finish(rep), nil
+	return ps
+}
+
+// observationsAhead is ReadObservations run on a goroutine of its own,
+// handing observations over in batches, so decoding them overlaps other
+// work; the channel's bound keeps memory to a few batches.
+type observationsAhead struct {
+	batches chan []Observation
+	free    chan []Observation // batches each is done with, for reuse
+	done    chan struct{}      // closed by stop
+	ended   chan struct{}      // closed when the goroutine has returned
+	err     error              // ReadObservations' error; read once batches is closed
+}
+
+const aheadBatch = 256
+
+func readObservationsAhead(dir string) *observationsAhead {
+	a := &observationsAhead{
+		batches: make(chan []Observation, 4), free: make(chan []Observation, 6),
+		done: make(chan struct{}), ended: make(chan struct{}),
+	}
+	go func() {
+		defer close(a.ended)
+		defer close(a.batches)
+		batch := make([]Observation, 0, aheadBatch)
+		send := func() bool {
+			select {
+			case a.batches <- batch:
+				select {
+				case batch = <-a.free:
+				default:
+					batch = make([]Observation, 0, aheadBatch)
+				}
+				return true
+			case <-a.done:
+				return false
+			}
+		}
+		a.err = ReadObservations(dir, func(o Observation) error {
+			if batch = append(batch, o); len(batch) == aheadBatch && !send() {
+				return errStopped
+			}
+			return nil
+		})
+		if len(batch) > 0 {
+			send()
+		}
+	}()
+	return a
+}
+
+var errStopped = errors.New("stopped")
+
+// each calls fn for every observation in file order and returns what
+// ReadObservations(dir, fn) would: fn's error prefixed with its line (one
+// observation per line), or the error that ended the file.
+func (a *observationsAhead) each(fn func(Observation) error) error {
+	line := 0
+	for batch := range a.batches {
+		for _, o := range batch {
+			line++
+			if err := fn(o); err != nil {
+				return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
+			}
+		}
+		select {
+		case a.free <- batch[:0]:
+		default:
+		}
+	}
+	return a.err
+}
+
+// stop ends the reading early, if it has not ended, and waits for it.
+func (a *observationsAhead) stop() {
+	close(a.done)
+	<-a.ended
 }
 
 func finish(r *VerifyReport) *VerifyReport {

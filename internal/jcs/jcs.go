@@ -8,11 +8,12 @@ package jcs
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
 
 // MaxDepth bounds nesting so hostile input cannot exhaust the stack.
@@ -50,16 +51,12 @@ func canonicalize(data []byte, lazy bool) (*canonicalizer, error) {
 	if !utf8.Valid(data) {
 		return nil, errors.New("jcs: input is not valid UTF-8")
 	}
-	c := &canonicalizer{in: data, lazy: lazy}
+	c := &canonicalizer{in: data, lazy: lazy, sc: jsonscan.NewBytes(data, jsonscan.Options{})}
 	if !lazy {
 		c.out = make([]byte, 0, len(data))
 	}
-	if err := c.value(0); err != nil {
+	if err := c.run(); err != nil {
 		return nil, err
-	}
-	c.ws()
-	if c.pos != len(data) {
-		return nil, fmt.Errorf("jcs: data after the JSON value at offset %d", c.pos)
 	}
 	return c, nil
 }

@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Vectors from RFC 8785 §3.2.2 and Appendix B.
@@ -239,4 +243,92 @@ func BenchmarkTransform(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestErrorWording: digest shows these messages to users, so moving the
+// canonicalizer onto jsonscan kept them word for word, offsets included.
+// testdata/errors.txt was recorded from the hand-written parser jcs had
+// before (every message it could give, from its fuzz corpus and the
+// inputs above); lone surrogates are among them.
+func TestErrorWording(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "errors.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for i, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		quoted, want, ok := strings.Cut(line, "\t")
+		in, err := strconv.Unquote(quoted)
+		if !ok || err != nil {
+			t.Fatalf("errors.txt:%d: not a quoted input, a tab and an error: %q", i+1, line)
+		}
+		n++
+		for name, f := range map[string]func([]byte) ([]byte, error){"Transform": Transform, "Canonical": Canonical} {
+			got, err := f([]byte(in))
+			if err == nil || err.Error() != want {
+				t.Errorf("%s(%q) = %q, %v; want error %q", name, in, got, err, want)
+			}
+		}
+	}
+	if n < 50 {
+		t.Fatalf("errors.txt holds %d cases; it lost some", n)
+	}
+}
+
+// BenchmarkCanonical is BenchmarkTransform's plan already in canonical
+// form: the case of every plan tpctl normalized, which Canonical returns
+// without a copy.
+func BenchmarkCanonical(b *testing.B) {
+	var sb strings.Builder
+	sb.WriteString(`{"name":"bench","settings":{"temperature":0.7},"trials":[`)
+	for i := 0; i < 10000; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"attempts":[{"dir":"jobs/x/task-%05d__%07d","retry":0}],"repeat":%d,"task":"bench/task-%05d"}`, i/10, i, i%10, i/10)
+	}
+	sb.WriteString(`]}`)
+	in := []byte(sb.String())
+	if c, err := Canonical(in); err != nil || &c[0] != &in[0] {
+		b.Fatalf("not canonical: %v", err)
+	}
+	b.SetBytes(int64(len(in)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Canonical(in); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// FuzzAppendString: a string written by hand is the canonical form of
+// the same string encoded by encoding/json. (Invalid UTF-8 is left out:
+// AppendString replaces a run of bad bytes by one U+FFFD, encoding/json
+// each byte; hashes depend on it, so it stays.)
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "task-00001#0", `a"b\c`, "tab\there\n", "\x00\x1f\x7f", "ünï€😀", "<>&\u2028", strings.Repeat("ab", 32)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			t.Skip()
+		}
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := Transform(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("AppendString(%q) = %s, want x%s", s, got, want)
+		}
+		if got := AppendStringBytes(nil, []byte(s)); string(got) != string(want) {
+			t.Fatalf("AppendStringBytes(%q) = %s, want %s", s, got, want)
+		}
+	})
 }

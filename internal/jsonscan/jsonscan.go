@@ -16,6 +16,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"io"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -175,7 +176,17 @@ func (d *Decoder) refill(keep int) error {
 func isSpace(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\r' || c == '\n') }
 
 // peek skips whitespace and returns the next byte without consuming it.
+// Compact input has no whitespace between tokens: that case is inlined.
 func (d *Decoder) peek() (byte, error) {
+	if d.scanp < len(d.buf) {
+		if c := d.buf[d.scanp]; !isSpace(c) {
+			return c, nil
+		}
+	}
+	return d.peekSpace()
+}
+
+func (d *Decoder) peekSpace() (byte, error) {
 	start := d.InputOffset()
 	for {
 		for i := d.scanp; i < len(d.buf); i++ {
@@ -249,9 +260,15 @@ func (d *Decoder) valueEnd() {
 // io.ErrUnexpectedEOF (inside a value); a read error is returned as is.
 func (d *Decoder) Next() (Kind, error) {
 	for {
-		c, err := d.peek()
-		if err != nil {
-			return Invalid, err
+		// peek, by hand: the compiler does not inline it.
+		var c byte
+		if d.scanp < len(d.buf) && !isSpace(d.buf[d.scanp]) {
+			c = d.buf[d.scanp]
+		} else {
+			var err error
+			if c, err = d.peekSpace(); err != nil {
+				return Invalid, err
+			}
 		}
 		switch c {
 		case '[':
@@ -576,11 +593,13 @@ const (
 	msb = 0x8080808080808080
 )
 
-// specialIn reports whether one of the 8 bytes of x is '"', '\\' or < 0x20.
-func specialIn(x uint64) bool {
+// specials marks the bytes of x that are '"', '\\' or < 0x20 with their
+// high bit. A borrow can mark a byte above a special one too, so only the
+// lowest mark is exact: it is the first special byte.
+func specials(x uint64) uint64 {
 	q := x ^ (lsb * '"')
 	b := x ^ (lsb * '\\')
-	return ((q-lsb)&^q|(b-lsb)&^b|(x-lsb*0x20)&^x)&msb != 0
+	return ((q-lsb)&^q | (b-lsb)&^b | (x-lsb*0x20)&^x) & msb
 }
 
 func hexVal(c byte) bool {
@@ -596,7 +615,14 @@ func (d *Decoder) scanString() error {
 		// 8 bytes at a time while none of them needs a look.
 		for i+8 <= len(d.buf) {
 			x := binary.LittleEndian.Uint64(d.buf[i:])
-			if specialIn(x) {
+			if m := specials(x); m != 0 {
+				// Step to the first special byte; non-ASCII bytes
+				// before it make the string not plain.
+				n := bits.TrailingZeros64(m) / 8
+				if x&msb&(1<<(8*n)-1) != 0 {
+					plain = false
+				}
+				i += n
 				break
 			}
 			if x&msb != 0 {
