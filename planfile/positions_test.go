@@ -2,43 +2,11 @@ package planfile
 
 import (
 	"fmt"
-	"math/rand"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
-
-// naivePos is the definition positions must agree with: the line holding
-// off and the number of characters from the line's start, plus one.
-func naivePos(data []byte, off int) [2]int {
-	off = min(off, len(data))
-	start := strings.LastIndexByte(string(data[:off]), '\n') + 1
-	return [2]int{strings.Count(string(data[:off]), "\n") + 1, utf8.RuneCount(data[start:off]) + 1}
-}
-
-// TestPositionsMatchNaive checks the one-pass line/column computation
-// against counting each offset from scratch, on text with multi-byte and
-// invalid UTF-8, offsets in any order, repeated, inside a rune and past
-// the end.
-func TestPositionsMatchNaive(t *testing.T) {
-	data := []byte("{\"a\": \"é€😀\",\n  \"b\": [1, \xff\xfe 2],\n\n\"c\": \"😀😀\" }")
-	r := rand.New(rand.NewSource(7))
-	for round := 0; round < 200; round++ {
-		offs := make([]int, r.Intn(12))
-		for i := range offs {
-			offs[i] = r.Intn(len(data) + 3)
-		}
-		want := make([][2]int, len(offs))
-		for i, off := range offs {
-			want[i] = naivePos(data, off)
-		}
-		if diff := cmp.Diff(want, positions(data, offs)); diff != "" {
-			t.Fatalf("offsets %v (-naive +positions):\n%s", offs, diff)
-		}
-	}
-}
 
 // TestLocateSkipsUnwantedValues checks that pointers are found past values
 // that are skipped without being decoded (strings with escaped quotes,
@@ -92,5 +60,43 @@ func TestDuplicatesFirstOccurrence(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestSyntaxErrorsPlaced pins the wording, pointer and position of every
+// kind of malformed JSON: the byte that breaks the grammar (the end of the
+// input when it ends too soon), and the member or element being read
+// (a missing separator belongs to the container).
+func TestSyntaxErrorsPlaced(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a": [1,]}`, `/a/1 1:10 invalid JSON: unexpected character ']' looking for the beginning of a value`},
+		{`{"a": [1 2]}`, `/a 1:10 invalid JSON: unexpected character '2' after an array element (expected ',' or ']')`},
+		{`{"a": [1`, `/a 1:9 invalid JSON: unexpected end of input after an array element (expected ',' or ']')`},
+		{`{"a": [`, `/a/0 1:8 invalid JSON: unexpected end of input (a value is missing)`},
+		{"{\"a\": 1,\n \"é\" 2}", ` 2:6 invalid JSON: unexpected character '2' after a member name (expected ':')`},
+		{`{"a": 1 "b"}`, ` 1:9 invalid JSON: unexpected character '"' after an object member (expected ',' or '}')`},
+		{`{"a": 1, }`, ` 1:10 invalid JSON: unexpected character '}' where a member name (a string) was expected`},
+		{`{"a": {`, `/a 1:8 invalid JSON: unexpected end of input where a member name (a string) was expected`},
+		{`{"a": trué}`, `/a 1:10 invalid JSON: unexpected character 'é' in literal true`},
+		{`{"a": nul`, `/a 1:10 invalid JSON: unexpected end of input in literal null`},
+		{`{"a": -x}`, `/a 1:8 invalid JSON: unexpected character 'x' in number (expected a digit)`},
+		{`{"a": 1.}`, `/a 1:9 invalid JSON: unexpected character '}' after a decimal point (expected a digit)`},
+		{`{"a": 1e+`, `/a 1:10 invalid JSON: unexpected end of input in exponent (expected a digit)`},
+		{"{\"a\": \"x\ty\"}", `/a 1:9 invalid JSON: control character in string (escape it, e.g. \n)`},
+		{`{"a": "x`, `/a 1:9 invalid JSON: unexpected end of input in string (missing closing quote)`},
+		{`{"a\q": 1}`, ` 1:5 invalid JSON: unexpected character 'q' in string escape`},
+		{`{"a": "\u00g0"}`, `/a 1:12 invalid JSON: unexpected character 'g' in \u escape (expected 4 hex digits)`},
+		{`{"trials": [{"task": "t", "repeat": 0} {}]}`, `/trials 1:40 invalid JSON: unexpected character '{' after an array element (expected ',' or ']')`},
+		{`{"trials": [{"task": "t", "repeat": 0}, {"task": "t" "repeat": 0}]}`, `/trials/1 1:54 invalid JSON: unexpected character '"' after an object member (expected ',' or '}')`},
+		{`{"trials": [{"task": "t", "repeat": 01}]}`, `/trials/0 1:38 invalid JSON: unexpected character '1' after an object member (expected ',' or '}')`},
+	} {
+		_, fs := Parse([]byte(tc.in), "plan.json", Options{})
+		if len(fs) != 1 || fs[0].Code != CodeJSONSyntax {
+			t.Errorf("%s: findings %+v, want one %s", tc.in, fs, CodeJSONSyntax)
+			continue
+		}
+		if got := fmt.Sprintf("%s %d:%d %s", fs[0].Pointer, fs[0].Line, fs[0].Column, fs[0].Message); got != tc.want {
+			t.Errorf("%s:\n got %s\nwant %s", tc.in, got, tc.want)
+		}
 	}
 }

@@ -1,6 +1,10 @@
 package planfile
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
+)
 
 // trialStream converts the root object's "trials" array one element at a
 // time while it is scanned, so that a 100,000-trial plan is held as Trial
@@ -30,120 +34,100 @@ func decodePlan(data []byte, wantExec bool) (root any, d *decoder, ok bool) {
 }
 
 // wantsStream reports whether the member being read is the first "trials"
-// of the root object and holds an array.
-func (d *decoder) wantsStream(key string, m map[string]any) bool {
-	if d.stream == nil || d.stream.started || d.depth != 1 || key != "trials" {
+// of the root object and holds an array (k, the token just read, opened
+// it inside the root object).
+func (d *decoder) wantsStream(key string, m map[string]any, k jsonscan.Kind) bool {
+	if d.stream == nil || d.stream.started || k != jsonscan.BeginArray || d.sc.Depth() != 2 || key != "trials" {
 		return false
 	}
-	if _, dup := m[key]; dup {
-		return false
-	}
-	return d.i < len(d.data) && d.data[d.i] == '['
+	_, dup := m[key]
+	return !dup
 }
 
-// streamTrials scans the trials array at the cursor exactly as array()
+// streamTrials reads the trials array just opened exactly as array()
 // would, handing each element to take instead of keeping it. Trials in
 // the exact shape the schema's fast path accepts are read straight into a
-// Trial by fastTrial, without a tree; anything else is read as a tree.
+// Trial by fastTrial, without a tree; anything else is read again, from
+// its first token, as a tree.
 func (d *decoder) streamTrials() (any, error) {
 	st := d.stream
 	st.started = true
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { d.depth-- }()
-	d.i++ // [
-	d.ws()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return streamedTrials{}, nil
-	}
 	for n := 0; ; n++ {
 		d.path = append(d.path, pathElem{index: n, isIdx: true})
-		d.ws()
-		if t, ok := d.fastTrial(st.lastTask); ok {
+		before := d.sc.Mark()
+		k, err := d.next()
+		if err != nil {
+			return nil, err
+		}
+		if k == jsonscan.EndArray {
+			d.path = d.path[:len(d.path)-1]
+			return streamedTrials{}, nil
+		}
+		if t, ok := d.fastTrial(k, st.lastTask); ok {
 			st.lastTask = t.Task
 			st.trials = append(st.trials, t)
 			st.trialOK = append(st.trialOK, true)
 		} else {
-			v, err := d.value()
+			if k == jsonscan.BeginObject { // fastTrial read on
+				d.sc.Rewind(before)
+				k, _ = d.sc.Next() // the same '{' again
+			}
+			v, err := d.value(k)
 			if err != nil {
 				return nil, err
 			}
 			st.take(d.path, n, v)
 		}
 		d.path = d.path[:len(d.path)-1]
-		d.ws()
-		if d.i < len(d.data) {
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				continue
-			case ']':
-				d.i++
-				return streamedTrials{}, nil
-			}
-		}
-		return nil, d.unexpected("after an array element (expected ',' or ']')")
 	}
 }
 
-// fastTrial reads a trial at the cursor when it has exactly the shape
-// trialShapeOK accepts, spelled simply: members task (a non-empty
-// string), repeat and optional attempts, each attempt exactly retry and
-// dir; strings without escapes or control characters; indexes written as
-// plain integers 0…1000000; no duplicate member. Such a trial has no
-// schema error, no secret-named member and converts with every flag true,
-// so nothing but the Trial needs keeping. Otherwise the cursor is left
-// where it was and ok is false: the general path then reads the same
-// bytes and reports whatever is wrong. task is reused when equal to
-// lastTask (repeats of one task share the string).
-func (d *decoder) fastTrial(lastTask string) (t Trial, ok bool) {
-	start := d.i
-	defer func() {
-		if !ok {
-			d.i = start
-		}
-	}()
-	if !d.fastByte('{') {
+// fastTrial reads a trial whose first token k was just read when it has
+// exactly the shape trialShapeOK accepts, spelled simply: members task (a
+// non-empty string), repeat and optional attempts, each attempt exactly
+// retry and dir; member names without escapes; indexes written as plain
+// integers 0…1000000; no duplicate member. Such a trial has no schema
+// error, no secret-named member and converts with every flag true, so
+// nothing but the Trial needs keeping. Otherwise ok is false and the
+// general path reads the trial again and reports whatever is wrong. task
+// is reused when equal to lastTask (repeats of one task share the string).
+func (d *decoder) fastTrial(k jsonscan.Kind, lastTask string) (t Trial, ok bool) {
+	if k != jsonscan.BeginObject {
 		return t, false
 	}
 	var hasTask, hasRepeat, hasAttempts bool
 	for {
-		key, good := d.fastRaw()
-		if !good || !d.fastByte(':') {
+		k, err := d.sc.Next()
+		if err != nil {
 			return t, false
 		}
-		switch string(key) {
-		case "task":
-			raw, good := d.fastRaw()
-			if hasTask || !good || len(raw) == 0 {
+		if k == jsonscan.EndObject {
+			break
+		}
+		switch string(d.sc.Raw()) { // a member name
+		case `"task"`:
+			task, good := d.fastString()
+			if hasTask || !good || len(task) == 0 {
 				return t, false
 			}
 			hasTask = true
-			if string(raw) == lastTask {
+			if string(task) == lastTask {
 				t.Task = lastTask
 			} else {
-				t.Task = string(raw)
+				t.Task = string(task)
 			}
-		case "repeat":
+		case `"repeat"`:
 			n, good := d.fastIndex()
 			if hasRepeat || !good {
 				return t, false
 			}
 			hasRepeat, t.Repeat = true, n
-		case "attempts":
+		case `"attempts"`:
 			if hasAttempts || !d.fastAttempts(&t) {
 				return t, false
 			}
 			hasAttempts = true
 		default:
-			return t, false
-		}
-		if d.fastByte('}') {
-			break
-		}
-		if !d.fastByte(',') {
 			return t, false
 		}
 	}
@@ -157,44 +141,39 @@ func (d *decoder) fastTrial(lastTask string) (t Trial, ok bool) {
 }
 
 func (d *decoder) fastAttempts(t *Trial) bool {
-	if !d.fastByte('[') {
+	if k, err := d.sc.Next(); err != nil || k != jsonscan.BeginArray {
 		return false
 	}
 	t.Attempts = make([]Attempt, 0, 1)
-	if d.fastByte(']') {
-		return true
-	}
 	for {
-		if !d.fastByte('{') {
-			return false
+		k, err := d.sc.Next()
+		if err != nil || k != jsonscan.BeginObject {
+			return err == nil && k == jsonscan.EndArray
 		}
 		var a Attempt
 		var hasRetry, hasDir bool
 		for {
-			key, good := d.fastRaw()
-			if !good || !d.fastByte(':') {
+			k, err := d.sc.Next()
+			if err != nil {
 				return false
 			}
-			switch string(key) {
-			case "retry":
+			if k == jsonscan.EndObject {
+				break
+			}
+			switch string(d.sc.Raw()) {
+			case `"retry"`:
 				n, good := d.fastIndex()
 				if hasRetry || !good {
 					return false
 				}
 				hasRetry, a.Retry = true, n
-			case "dir":
-				raw, good := d.fastRaw()
+			case `"dir"`:
+				dir, good := d.fastString()
 				if hasDir || !good {
 					return false
 				}
-				hasDir, a.Dir = true, string(raw)
+				hasDir, a.Dir = true, string(dir)
 			default:
-				return false
-			}
-			if d.fastByte('}') {
-				break
-			}
-			if !d.fastByte(',') {
 				return false
 			}
 		}
@@ -202,70 +181,37 @@ func (d *decoder) fastAttempts(t *Trial) bool {
 			return false
 		}
 		t.Attempts = append(t.Attempts, a)
-		if d.fastByte(']') {
-			return true
-		}
-		if !d.fastByte(',') {
-			return false
-		}
 	}
 }
 
-// fastByte skips white space and consumes c if it comes next.
-func (d *decoder) fastByte(c byte) bool {
-	d.ws()
-	if d.i < len(d.data) && d.data[d.i] == c {
-		d.i++
-		return true
-	}
-	return false
-}
-
-// fastRaw reads a string without escapes or control characters and
-// returns its bytes (a view of the input).
-func (d *decoder) fastRaw() ([]byte, bool) {
-	if !d.fastByte('"') {
+// fastString reads a string value and returns its text, valid until the
+// next token.
+func (d *decoder) fastString() ([]byte, bool) {
+	if k, err := d.sc.Next(); err != nil || k != jsonscan.String {
 		return nil, false
 	}
-	from := d.i
-	for d.i < len(d.data) {
-		switch c := d.data[d.i]; {
-		case c == '"':
-			d.i++
-			return d.data[from : d.i-1], true
-		case c == '\\' || c < 0x20:
-			return nil, false
-		}
-		d.i++
-	}
-	return nil, false
+	return d.sc.Text(), true
 }
 
 // fastIndex reads an integer 0…1000000 written without sign, fraction or
-// exponent (what smallIndex accepts, spelled canonically).
+// exponent (what smallIndex accepts, spelled canonically; JSON has no
+// leading zeros).
 func (d *decoder) fastIndex() (int, bool) {
-	d.ws()
-	n, digits := 0, 0
-	for d.i < len(d.data) && isDigit(d.data[d.i]) {
-		if digits > 0 && n == 0 { // a leading zero: not JSON, let the scanner say so
-			return 0, false
-		}
-		n = n*10 + int(d.data[d.i]-'0')
-		d.i++
-		if digits++; digits > 7 {
-			return 0, false
-		}
-	}
-	if digits == 0 || n > 1000000 {
+	if k, err := d.sc.Next(); err != nil || k != jsonscan.Number {
 		return 0, false
 	}
-	if d.i < len(d.data) {
-		switch d.data[d.i] {
-		case '.', 'e', 'E':
+	raw := d.sc.Raw()
+	if len(raw) > 7 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range raw {
+		if c < '0' || c > '9' {
 			return 0, false
 		}
+		n = n*10 + int(c-'0')
 	}
-	return n, true
+	return n, n <= 1000000
 }
 
 func (st *trialStream) take(path []pathElem, i int, v any) {

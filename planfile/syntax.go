@@ -5,10 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
 
 // pending is a finding whose position is known either as a byte offset
@@ -27,38 +28,30 @@ type pathElem struct {
 }
 
 func pointerOf(path []pathElem) string {
-	var sb strings.Builder
+	var b []byte
 	for _, e := range path {
-		sb.WriteByte('/')
 		if e.isIdx {
-			sb.WriteString(strconv.Itoa(e.index))
+			b = strconv.AppendInt(append(b, '/'), int64(e.index), 10)
 		} else {
-			sb.WriteString(escapePointer(e.key))
+			b = jsonscan.AppendPointer(b, e.key)
 		}
 	}
-	return sb.String()
+	return string(b)
 }
 
 // escapePointer applies RFC 6901 escaping to one reference token.
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.NewReplacer("~", "~0", "/", "~1").Replace(s)
-}
+var escapePointer = jsonscan.EscapePointer
 
 // decoder builds a generic tree (map[string]any, []any, string,
-// json.Number, bool, nil) from the plan's bytes. It is a small
-// hand-written scanner rather than json.Decoder.Token, which allocates and
-// formats an error per token and made parsing slower than the lstat calls
-// of a check; it also finds what encoding/json does not report: duplicate
-// member names and nesting past MaxDepth. Errors carry exact offsets.
-// FuzzDecodeTree checks it against encoding/json.
+// json.Number, bool, nil) from the plan's tokens (internal/jsonscan). It
+// also finds what encoding/json does not report: duplicate member names
+// (a finding; the first member is kept) and nesting past MaxDepth. Syntax
+// errors are worded for plan authors and placed at the byte where the JSON
+// goes wrong. FuzzDecodeTree checks it against encoding/json.
 type decoder struct {
 	data     []byte
-	i        int
+	sc       *jsonscan.Decoder
 	path     []pathElem
-	depth    int
 	found    []pending
 	execRaw  []byte
 	hasExec  bool
@@ -80,100 +73,118 @@ func (d *decoder) syntax(off int, msg string) error {
 	return errStop
 }
 
-// unexpected reports the byte at the cursor (or the end of input).
-func (d *decoder) unexpected(what string) error {
-	if d.i >= len(d.data) {
+// fail reports the error the scanner's Next returned.
+func (d *decoder) fail(err error) error {
+	var limit *jsonscan.LimitError
+	if errors.As(err, &limit) {
+		return d.syntax(int(limit.Offset), fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth))
+	}
+	f, ok := d.sc.Fault(err)
+	if !ok { // a decoder over bytes has no other errors
+		return d.syntax(int(d.sc.InputOffset()), "invalid JSON: "+err.Error())
+	}
+	var what string
+	switch f.Part {
+	case jsonscan.PartValue:
+		what = "looking for the beginning of a value"
+		if f.EOF {
+			what = "(a value is missing)"
+		}
+	case jsonscan.PartKey:
+		what = "where a member name (a string) was expected"
+	case jsonscan.PartColon:
+		what = "after a member name (expected ':')"
+	case jsonscan.PartObjectComma:
+		what = "after an object member (expected ',' or '}')"
+	case jsonscan.PartArrayComma:
+		what = "after an array element (expected ',' or ']')"
+	case jsonscan.PartLiteral:
+		what = "in literal " + f.Literal
+	case jsonscan.PartNumber:
+		what = "in number (expected a digit)"
+	case jsonscan.PartFraction:
+		what = "after a decimal point (expected a digit)"
+	case jsonscan.PartExponent:
+		what = "in exponent (expected a digit)"
+	case jsonscan.PartString:
+		if !f.EOF {
+			return d.syntax(int(f.Offset), "invalid JSON: control character in string (escape it, e.g. \\n)")
+		}
+		what = "in string (missing closing quote)"
+	case jsonscan.PartEscape:
+		what = "in string escape"
+	case jsonscan.PartUnicode:
+		what = "in \\u escape (expected 4 hex digits)"
+	}
+	if f.Part == jsonscan.PartColon || f.Part == jsonscan.PartArrayComma {
+		// The walkers put a member's name or an element's index on the
+		// path before the Next that reads the separator in front of its
+		// value; a missing separator belongs to the container.
+		d.path = d.path[:len(d.path)-1]
+	}
+	if f.EOF {
 		return d.syntax(len(d.data), "invalid JSON: unexpected end of input "+what)
 	}
-	r, _ := utf8.DecodeRune(d.data[d.i:])
-	return d.syntax(d.i, fmt.Sprintf("invalid JSON: unexpected character %q %s", r, what))
+	r, _ := utf8.DecodeRune(d.data[f.Offset:])
+	return d.syntax(int(f.Offset), fmt.Sprintf("invalid JSON: unexpected character %q %s", r, what))
 }
 
-func (d *decoder) ws() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
+// next reads the next token; a malformed one is reported.
+func (d *decoder) next() (jsonscan.Kind, error) {
+	k, err := d.sc.Next()
+	if err != nil {
+		return k, d.fail(err)
 	}
+	return k, nil
 }
 
-func (d *decoder) value() (any, error) {
-	d.ws()
-	if d.i >= len(d.data) {
-		return nil, d.unexpected("(a value is missing)")
-	}
-	switch c := d.data[d.i]; {
-	case c == '{':
+// value builds the value whose first token, k, was just read.
+func (d *decoder) value(k jsonscan.Kind) (any, error) {
+	switch k {
+	case jsonscan.BeginObject:
 		return d.object()
-	case c == '[':
+	case jsonscan.BeginArray:
 		return d.array()
-	case c == '"':
-		return d.str()
-	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
-	case c == 't':
-		return true, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return nil, d.literal("null")
+	case jsonscan.String:
+		return d.sc.String(), nil
+	case jsonscan.Number:
+		return json.Number(d.sc.Raw()), nil
+	case jsonscan.True:
+		return true, nil
+	case jsonscan.False:
+		return false, nil
 	}
-	return nil, d.unexpected("looking for the beginning of a value")
-}
-
-func (d *decoder) enter() error {
-	d.depth++
-	if d.depth > MaxDepth {
-		return d.syntax(d.i, fmt.Sprintf("JSON nests deeper than %d levels", MaxDepth))
-	}
-	return nil
+	return nil, nil // null: Next returns no other kind where a value starts
 }
 
 func (d *decoder) object() (any, error) {
-	if err := d.enter(); err != nil {
-		return nil, err
-	}
-	defer func() { d.depth-- }()
-	d.i++ // {
 	m := make(map[string]any)
-	d.ws()
-	if d.i < len(d.data) && d.data[d.i] == '}' {
-		d.i++
-		return m, nil
-	}
 	for {
-		d.ws()
-		if d.i >= len(d.data) || d.data[d.i] != '"' {
-			return nil, d.unexpected("where a member name (a string) was expected")
-		}
-		koff := d.i
-		kv, err := d.str()
+		k, err := d.next()
 		if err != nil {
 			return nil, err
 		}
-		key := kv.(string)
-		d.ws()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return nil, d.unexpected("after a member name (expected ':')")
+		if k == jsonscan.EndObject {
+			return m, nil
 		}
-		d.i++
+		koff := int(d.sc.Start()) // k is a member name
+		key := d.sc.String()
 		d.path = append(d.path, pathElem{key: key})
-		d.ws()
-		voff := d.i
+		if k, err = d.next(); err != nil {
+			return nil, err
+		}
+		voff := int(d.sc.Start())
 		var v any
-		if d.wantsStream(key, m) {
+		if d.wantsStream(key, m, k) {
 			v, err = d.streamTrials()
 		} else {
-			v, err = d.value()
+			v, err = d.value(k)
 		}
 		if err != nil {
 			return nil, err
 		}
-		if d.execWant && d.depth == 1 && key == "execution" {
-			d.execRaw = bytes.Clone(d.data[voff:d.i])
+		if d.execWant && d.sc.Depth() == 1 && key == "execution" {
+			d.execRaw = bytes.Clone(d.data[voff:d.sc.InputOffset()])
 			d.hasExec = true
 		}
 		if _, dup := m[key]; dup {
@@ -188,164 +199,29 @@ func (d *decoder) object() (any, error) {
 			m[key] = v
 		}
 		d.path = d.path[:len(d.path)-1]
-		d.ws()
-		if d.i < len(d.data) {
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				continue
-			case '}':
-				d.i++
-				return m, nil
-			}
-		}
-		return nil, d.unexpected("after an object member (expected ',' or '}')")
 	}
 }
 
 func (d *decoder) array() (any, error) {
 	a := make([]any, 0, 4)
-	if err := d.elements(func(_ int, v any) { a = append(a, v) }); err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
-// elements scans an array at the cursor, passing each element to each
-// with the element's index on d.path.
-func (d *decoder) elements(each func(i int, v any)) error {
-	if err := d.enter(); err != nil {
-		return err
-	}
-	defer func() { d.depth-- }()
-	d.i++ // [
-	d.ws()
-	if d.i < len(d.data) && d.data[d.i] == ']' {
-		d.i++
-		return nil
-	}
 	for n := 0; ; n++ {
 		d.path = append(d.path, pathElem{index: n, isIdx: true})
-		v, err := d.value()
+		k, err := d.next()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		each(n, v)
+		if k == jsonscan.EndArray {
+			d.path = d.path[:len(d.path)-1]
+			return a, nil
+		}
+		v, err := d.value(k)
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, v)
 		d.path = d.path[:len(d.path)-1]
-		d.ws()
-		if d.i < len(d.data) {
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				continue
-			case ']':
-				d.i++
-				return nil
-			}
-		}
-		return d.unexpected("after an array element (expected ',' or ']')")
 	}
 }
-
-func (d *decoder) literal(word string) error {
-	for k := 0; k < len(word); k++ {
-		if d.i >= len(d.data) || d.data[d.i] != word[k] {
-			return d.unexpected("in literal " + word)
-		}
-		d.i++
-	}
-	return nil
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// number scans the JSON number grammar and keeps the exact text.
-func (d *decoder) number() (any, error) {
-	start := d.i
-	digits := func() bool {
-		n := d.i
-		for d.i < len(d.data) && isDigit(d.data[d.i]) {
-			d.i++
-		}
-		return d.i > n
-	}
-	if d.data[d.i] == '-' {
-		d.i++
-	}
-	switch {
-	case d.i < len(d.data) && d.data[d.i] == '0':
-		d.i++
-	case !digits():
-		return nil, d.unexpected("in number (expected a digit)")
-	}
-	if d.i < len(d.data) && d.data[d.i] == '.' {
-		d.i++
-		if !digits() {
-			return nil, d.unexpected("after a decimal point (expected a digit)")
-		}
-	}
-	if d.i < len(d.data) && (d.data[d.i] == 'e' || d.data[d.i] == 'E') {
-		d.i++
-		if d.i < len(d.data) && (d.data[d.i] == '+' || d.data[d.i] == '-') {
-			d.i++
-		}
-		if !digits() {
-			return nil, d.unexpected("in exponent (expected a digit)")
-		}
-	}
-	return json.Number(d.data[start:d.i]), nil
-}
-
-// str scans a string; only strings with escapes go through encoding/json,
-// which decodes \u surrogate pairs exactly as the standard requires.
-func (d *decoder) str() (any, error) {
-	start := d.i
-	d.i++ // opening quote
-	escaped := false
-	for d.i < len(d.data) {
-		c := d.data[d.i]
-		switch {
-		case c == '"':
-			d.i++
-			if !escaped {
-				return string(d.data[start+1 : d.i-1]), nil
-			}
-			var s string
-			if err := json.Unmarshal(d.data[start:d.i], &s); err != nil {
-				return nil, d.syntax(start, "invalid JSON: bad string: "+err.Error())
-			}
-			return s, nil
-		case c < 0x20:
-			return nil, d.syntax(d.i, "invalid JSON: control character in string (escape it, e.g. \\n)")
-		case c == '\\':
-			escaped = true
-			if d.i+1 >= len(d.data) {
-				d.i++
-				return nil, d.unexpected("in string escape")
-			}
-			switch e := d.data[d.i+1]; e {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.i += 2
-			case 'u':
-				for k := 2; k < 6; k++ {
-					if d.i+k >= len(d.data) || !isHex(d.data[d.i+k]) {
-						d.i += k
-						return nil, d.unexpected("in \\u escape (expected 4 hex digits)")
-					}
-				}
-				d.i += 6
-			default:
-				d.i++
-				return nil, d.unexpected("in string escape")
-			}
-		default:
-			d.i++
-		}
-	}
-	return nil, d.unexpected("in string (missing closing quote)")
-}
-
-func isHex(c byte) bool { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') }
 
 // decodeTree parses data strictly. ok is false when the document is not
 // usable JSON (the findings then say why).
@@ -354,7 +230,8 @@ func decodeTree(data []byte, wantExec bool) (root any, d *decoder, ok bool) {
 }
 
 func decode(data []byte, wantExec bool, st *trialStream) (root any, d *decoder, ok bool) {
-	d = &decoder{data: data, execWant: wantExec, stream: st}
+	d = &decoder{data: data, execWant: wantExec, stream: st,
+		sc: jsonscan.NewBytes(data, jsonscan.Options{MaxDepth: MaxDepth})}
 	if len(bytes.TrimSpace(data)) == 0 {
 		d.syntax(0, "plan is empty")
 		return nil, d, false
@@ -371,52 +248,18 @@ func decode(data []byte, wantExec bool, st *trialStream) (root any, d *decoder, 
 		d.syntax(off, "plan is not valid UTF-8")
 		return nil, d, false
 	}
-	root, err := d.value()
+	k, err := d.next()
+	if err == nil {
+		root, err = d.value(k)
+	}
 	if err != nil {
 		return nil, d, false
 	}
-	d.ws()
-	if d.i < len(data) {
-		d.syntax(d.i, "unexpected data after the end of the plan's JSON object")
+	if off, more := d.sc.Rest(); more {
+		d.syntax(int(off), "unexpected data after the end of the plan's JSON object")
 		return nil, d, false
 	}
 	return root, d, true
-}
-
-// positions converts byte offsets to 1-based lines and character columns
-// in one forward pass over the offsets in ascending order, so the cost is
-// one scan of the file however many findings there are (counting each
-// column from the start of its line made a plan written on one line cost
-// O(findings × file size)). pos[i] belongs to offs[i]; offsets past the
-// end are clamped to it.
-func positions(data []byte, offs []int) [][2]int {
-	order := make([]int, len(offs))
-	for i := range order {
-		order[i] = i
-	}
-	sort.SliceStable(order, func(a, b int) bool { return offs[order[a]] < offs[order[b]] })
-	out := make([][2]int, len(offs))
-	line, lineStart, prev, prevCol := 1, 0, 0, 1
-	for _, i := range order {
-		off := min(offs[i], len(data))
-		seg := data[prev:off]
-		col := 0
-		if n := bytes.Count(seg, []byte{'\n'}); n > 0 {
-			line += n
-			lineStart = prev + bytes.LastIndexByte(seg, '\n') + 1
-			col = utf8.RuneCount(data[lineStart:off]) + 1
-		} else if prev < len(data) && !utf8.RuneStart(data[prev]) {
-			// prev splits a rune: counting from it would differ from
-			// counting the whole line, so count the line.
-			col = utf8.RuneCount(data[lineStart:off]) + 1
-		} else {
-			// Rune counts add up across a boundary at a rune start.
-			col = prevCol + utf8.RuneCount(seg)
-		}
-		out[i] = [2]int{line, col}
-		prev, prevCol = off, col
-	}
-	return out
 }
 
 // locate finds the byte offset of each wanted pointer in a document that
@@ -425,11 +268,13 @@ func positions(data []byte, offs []int) [][2]int {
 // member) fall back to their nearest existing ancestor. want must hold
 // every ancestor of each wanted pointer (place adds them): only values
 // whose pointer is in want are descended into, everything else is skipped
-// by scanning bytes, so a few findings in a large plan cost one fast pass.
+// without being built, so a few findings in a large plan cost one fast
+// pass.
 func locate(data []byte, want map[string]int) {
-	l := &locator{d: decoder{data: data}, want: want}
-	l.d.ws()
-	l.walk(make([]byte, 0, 64), l.d.i, 1)
+	l := &locator{sc: jsonscan.NewBytes(data, jsonscan.Options{}), want: want}
+	if k, err := l.sc.Next(); err == nil {
+		l.walk(make([]byte, 0, 64), int(l.sc.Start()), k)
+	}
 	for ptr, off := range want {
 		if off >= 0 {
 			continue
@@ -445,120 +290,44 @@ func locate(data []byte, want map[string]int) {
 }
 
 type locator struct {
-	d    decoder
+	sc   *jsonscan.Decoder
 	want map[string]int
 }
 
-// walk records the offset of the value at ptr (starting at the cursor) and
-// consumes it. It stops quietly on anything unexpected: the document was
-// already validated, and a position is only a convenience.
-func (l *locator) walk(ptr []byte, off int, depth int) bool {
+// walk records the offset of the value at ptr, whose first token k starts
+// at off, and consumes the value. It stops quietly on anything
+// unexpected: the document was already validated, and a position is only
+// a convenience.
+func (l *locator) walk(ptr []byte, off int, k jsonscan.Kind) bool {
 	o, wanted := l.want[string(ptr)]
 	if wanted && o < 0 {
 		l.want[string(ptr)] = off
 	}
-	d := &l.d
-	d.ws()
-	if d.i >= len(d.data) {
-		return false
-	}
-	c := d.data[d.i]
-	if !wanted || depth > MaxDepth || (c != '{' && c != '[') {
-		return l.skip()
-	}
-	d.i++
-	d.ws()
-	if d.i < len(d.data) && d.data[d.i] == byte(c+2) { // '}' or ']'
-		d.i++
-		return true
+	if !wanted || (k != jsonscan.BeginObject && k != jsonscan.BeginArray) {
+		return l.sc.Skip(k) == nil
 	}
 	for n := 0; ; n++ {
-		d.ws()
-		child := append(ptr, '/')
-		var coff int
-		if c == '{' {
-			coff = d.i
-			if d.i >= len(d.data) || d.data[d.i] != '"' {
-				return false
-			}
-			kv, err := d.str()
-			if err != nil {
-				return false
-			}
-			child = append(child, escapePointer(kv.(string))...)
-			d.ws()
-			if d.i >= len(d.data) || d.data[d.i] != ':' {
-				return false
-			}
-			d.i++
-			d.ws()
-		} else {
-			coff = d.i
-			child = strconv.AppendInt(child, int64(n), 10)
-		}
-		if !l.walk(child, coff, depth+1) {
+		t, err := l.sc.Next()
+		if err != nil {
 			return false
 		}
-		d.ws()
-		if d.i >= len(d.data) {
-			return false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-		case byte(c + 2):
-			d.i++
+		if t == jsonscan.EndObject || t == jsonscan.EndArray {
 			return true
-		default:
+		}
+		coff := int(l.sc.Start())
+		var child []byte
+		if k == jsonscan.BeginObject {
+			child = jsonscan.AppendPointer(ptr, string(l.sc.Text()))
+			if t, err = l.sc.Next(); err != nil {
+				return false
+			}
+		} else {
+			child = strconv.AppendInt(append(ptr, '/'), int64(n), 10)
+		}
+		if !l.walk(child, coff, t) {
 			return false
 		}
 	}
-}
-
-// skip consumes one valid JSON value without building it.
-func (l *locator) skip() bool {
-	d := &l.d
-	depth := 0
-	for d.i < len(d.data) {
-		switch c := d.data[d.i]; c {
-		case '"':
-			d.i++
-			for d.i < len(d.data) && d.data[d.i] != '"' {
-				if d.data[d.i] == '\\' {
-					d.i++
-				}
-				d.i++
-			}
-			d.i++
-		case '{', '[':
-			depth++
-			d.i++
-			continue
-		case '}', ']':
-			depth--
-			d.i++
-		case ',', ':', ' ', '\t', '\n', '\r':
-			if depth == 0 {
-				return true
-			}
-			d.i++
-			continue
-		default: // number or literal
-			for d.i < len(d.data) {
-				switch d.data[d.i] {
-				case ',', ']', '}', ' ', '\t', '\n', '\r':
-				default:
-					d.i++
-					continue
-				}
-				break
-			}
-		}
-		if depth <= 0 {
-			return depth == 0
-		}
-	}
-	return false
 }
 
 // place turns pending findings into located ones: offsets known at parse
@@ -599,7 +368,7 @@ func place(data []byte, ps []pending) []Finding {
 			known = append(known, off)
 		}
 	}
-	pos := positions(data, known)
+	pos := jsonscan.Positions(data, known)
 	out := make([]Finding, 0, len(ps))
 	k := 0
 	for i, p := range ps {
