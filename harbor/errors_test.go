@@ -41,6 +41,16 @@ var hostile = []string{
 	`{"task_id":{"org":"o","org":"p"}}`, `{"agent_info":{"model_info":{"name":1}}}`, `{"config":{"a":1,"a":2},"task_name":"t","trial_name":"t","task_checksum":"c"}`,
 }
 
+// describe2 describes the outcome of decoding in, which
+// DecodeTrialResultForImport must report identically.
+func describe2(in []byte) string {
+	full := describeErr(DecodeTrialResultBytes(in))
+	if lean := describeErr(DecodeTrialResultForImport(in)); lean != full {
+		return fmt.Sprintf("%s, but DecodeTrialResultForImport: %s", full, lean)
+	}
+	return full
+}
+
 func describeErr(r *TrialResult, err error) string {
 	if err != nil {
 		return err.Error()
@@ -53,23 +63,23 @@ func describeErr(r *TrialResult, err error) string {
 // result_invalid messages reach users in import warnings.
 func TestErrorMessages(t *testing.T) {
 	var b strings.Builder
-	if r, err := decodeBytes([]byte(compact)); err != nil || r.UnknownFields != 1 {
+	if r, err := DecodeTrialResultBytes([]byte(compact)); err != nil || r.UnknownFields != 1 {
 		t.Fatalf("compact: %v", describeErr(r, err))
 	}
 	for i := range len(compact) {
-		fmt.Fprintf(&b, "prefix %d: %s\n", i, describeErr(decodeBytes([]byte(compact[:i]))))
+		fmt.Fprintf(&b, "prefix %d: %s\n", i, describe2([]byte(compact[:i])))
 	}
 	for i := range len(compact) {
 		in := []byte(compact)
 		in[i] = 'x'
-		fmt.Fprintf(&b, "x at %d: %s\n", i, describeErr(decodeBytes(in)))
+		fmt.Fprintf(&b, "x at %d: %s\n", i, describe2(in))
 	}
 	for _, in := range hostile {
 		name := fmt.Sprintf("%q", in)
 		if len(in) > 60 {
 			name = fmt.Sprintf("%q… (%d bytes)", in[:60], len(in))
 		}
-		fmt.Fprintf(&b, "%s: %s\n", name, describeErr(decodeBytes([]byte(in))))
+		fmt.Fprintf(&b, "%s: %s\n", name, describe2([]byte(in)))
 	}
 	const golden = "testdata/errors.golden"
 	if *update {
