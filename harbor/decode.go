@@ -1,14 +1,17 @@
 package harbor
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
@@ -63,7 +66,7 @@ func DecodeTrialResult(r io.Reader) (*TrialResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	return decodeBytes(data)
+	return decodeBytes(data, false)
 }
 
 // DecodeTrialResultBytes is DecodeTrialResult for a result already in
@@ -73,7 +76,20 @@ func DecodeTrialResultBytes(data []byte) (*TrialResult, error) {
 	if int64(len(data)) > MaxResultSize {
 		return nil, &TooLargeError{Limit: MaxResultSize}
 	}
-	return decodeBytes(data)
+	return decodeBytes(data, false)
+}
+
+// DecodeTrialResultForImport is DecodeTrialResultBytes for the importer,
+// which reads only what outcome.Judge needs plus TaskName, TaskChecksum,
+// VerifierEnvironmentMode and the unknown fields. It checks the whole
+// file exactly as DecodeTrialResultBytes does (same errors, same unknown
+// fields), but copies no text nobody reads: ID, TrialName, TaskID, Source,
+// Agent, StartedAt, FinishedAt and ExceptionInfo.OccurredAt stay empty.
+func DecodeTrialResultForImport(data []byte) (*TrialResult, error) {
+	if int64(len(data)) > MaxResultSize {
+		return nil, &TooLargeError{Limit: MaxResultSize}
+	}
+	return decodeBytes(data, true)
 }
 
 // readCapped reads r through safefs.ReadCapped and gives its refusals
@@ -90,15 +106,27 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 	return data, nil
 }
 
+// scanOpts reads Harbor's files: Python writes NaN and Infinity, and the
+// nesting cap keeps a hostile "[[[[…" from growing the scanner's stack.
+var scanOpts = jsonscan.Options{NonFinite: true, MaxDepth: maxDepth}
+
+// decoder is the typed walker over jsonscan's tokens. It keeps
+// encoding-level errors in this package's own words (DecodeError reasons
+// reach users in import warnings), translating the scanner's.
 type decoder struct {
-	data  []byte
-	pos   int
-	depth int
-	path  []string // JSON pointer segments of the value being read
-	res   *TrialResult
+	s       jsonscan.Decoder
+	data    []byte
+	path    []string // JSON pointer segments of the value being read
+	pathBuf [8]string
+	buf     []byte // unescaped string text
+	res     *TrialResult
+	// lean leaves out what outcome.Judge and the importer never read
+	// (DecodeTrialResultForImport), checking it all the same.
+	lean    bool
+	ignored AgentInfo
 }
 
-func decodeBytes(data []byte) (*TrialResult, error) {
+func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -110,103 +138,405 @@ func decodeBytes(data []byte) (*TrialResult, error) {
 		}
 		return nil, &DecodeError{Offset: int64(off), Reason: "invalid UTF-8; Harbor writes result.json as UTF-8"}
 	}
-	d := &decoder{data: data, res: &TrialResult{}}
-	d.skipWS()
-	if d.pos == len(d.data) {
-		return nil, d.errorf("empty input: result.json has no JSON content (Harbor writes it only when a trial ends; the trial may have been killed)")
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	d.s.Reset(data, scanOpts)
+	d.data, d.res, d.lean, d.path = data, &TrialResult{}, lean, d.pathBuf[:0]
+	k, err := d.s.Next()
+	if err == io.EOF {
+		return nil, d.errAt(d.end(), 0, "empty input: result.json has no JSON content (Harbor writes it only when a trial ends; the trial may have been killed)")
+	}
+	if err != nil {
+		return nil, d.fail(err, topObject, 0, 0, 0)
+	}
+	if k != jsonscan.BeginObject {
+		return nil, d.wrongType(topObject, k)
 	}
 	if err := d.topLevel(); err != nil {
 		return nil, err
 	}
-	d.skipWS()
-	if d.pos != len(d.data) {
-		return nil, d.errorf("unexpected %s after the top-level object", d.describeNext())
+	if k, err := d.s.Next(); err != io.EOF {
+		off := d.s.InputOffset()
+		if err == nil {
+			off = d.s.TokenStart(k)
+		}
+		return nil, d.errAt(off, 0, "unexpected %s after the top-level object", d.describe(off))
 	}
 	return d.res, nil
 }
 
-// pointer renders the current path as an RFC 6901 JSON pointer.
-func (d *decoder) pointer() string {
-	var b strings.Builder
-	for _, s := range d.path {
-		b.WriteByte('/')
-		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(s))
+// decoders are reused: a decoder's scanner stack and text buffer would
+// otherwise be allocated again for each of an import's many small files.
+var decoders = sync.Pool{New: func() any { return new(decoder) }}
+
+// maxKeptText is the largest text buffer a pooled decoder keeps.
+const maxKeptText = 64 << 10
+
+// release returns d to the pool holding nothing of the input or result.
+func (d *decoder) release() {
+	d.s.Reset(nil, scanOpts)
+	d.data, d.res = nil, nil
+	clear(d.pathBuf[:])
+	d.path = nil
+	if cap(d.buf) > maxKeptText {
+		d.buf = nil
 	}
-	return b.String()
+	d.ignored = AgentInfo{}
+	decoders.Put(d)
 }
 
-func (d *decoder) errorf(format string, args ...any) error {
-	return &DecodeError{Offset: int64(d.pos), Pointer: d.pointer(), Reason: fmt.Sprintf(format, args...)}
-}
+func (d *decoder) end() int64 { return int64(len(d.data)) }
 
-func (d *decoder) skipWS() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
+// pointer renders the first n segments of the path as an RFC 6901 JSON
+// pointer.
+func (d *decoder) pointer(n int) string {
+	var b []byte
+	for _, s := range d.path[:max(n, 0)] {
+		b = jsonscan.AppendPointer(b, s)
 	}
+	return string(b)
 }
 
-// describeNext names the next token for error messages.
-func (d *decoder) describeNext() string {
-	if d.pos >= len(d.data) {
+// errAt is a DecodeError at offset off naming the first n path segments.
+func (d *decoder) errAt(off int64, n int, format string, args ...any) error {
+	return &DecodeError{Offset: off, Pointer: d.pointer(n), Reason: fmt.Sprintf(format, args...)}
+}
+
+var byteOrderMark = []byte("\uFEFF")
+
+// describe names the byte at off for error messages.
+func (d *decoder) describe(off int64) string {
+	if off >= d.end() {
 		return "end of input (the file is truncated)"
 	}
-	c := d.data[d.pos]
+	c := d.data[off]
 	if c >= 0x20 && c < 0x7f {
 		return strconv.Quote(string(c))
 	}
-	if c == 0xEF && strings.HasPrefix(string(d.data[d.pos:min(d.pos+3, len(d.data))]), "\uFEFF") {
+	if bytes.HasPrefix(d.data[off:], byteOrderMark) {
 		return "byte order mark"
 	}
 	return fmt.Sprintf("byte 0x%02x", c)
 }
 
-// peekKind reports the kind of the next value without consuming it.
-func (d *decoder) peekKind() (Kind, error) {
-	d.skipWS()
-	if d.pos >= len(d.data) {
-		return 0, d.errorf("unexpected end of input: the file is truncated")
-	}
-	switch c := d.data[d.pos]; {
-	case c == '{':
-		return KindObject, nil
-	case c == '[':
-		return KindArray, nil
-	case c == '"':
-		return KindString, nil
-	case c == 't' || c == 'f':
-		return KindBool, nil
-	case c == 'n':
-		return KindNull, nil
-	case c == '-' || c == 'N' || c == 'I' || (c >= '0' && c <= '9'):
-		return KindNumber, nil
-	}
-	return 0, d.errorf("expected a JSON value, found %s", d.describeNext())
+// want is the JSON types a value may have where the walker reads it, and
+// how an error names them.
+type want struct {
+	kinds uint8 // a bit per Kind; 0 accepts any value
+	name  string
 }
 
-func (d *decoder) expect(c byte, what string) error {
-	d.skipWS()
-	if d.pos >= len(d.data) {
-		return d.errorf("expected %s, found end of input (the file is truncated)", what)
+func (w want) accepts(k Kind) bool { return w.kinds == 0 || w.kinds&(1<<k) != 0 }
+
+var (
+	anyValue   = want{}
+	aString    = want{1 << KindString, "a string"}
+	optString  = want{1<<KindString | 1<<KindNull, "a string or null"}
+	anObject   = want{1 << KindObject, "an object"}
+	optObject  = want{1<<KindObject | 1<<KindNull, "an object or null"}
+	optArray   = want{1<<KindArray | 1<<KindNull, "an array or null"}
+	optRewards = want{1<<KindObject | 1<<KindNull, "an object of reward values or null"}
+	aStep      = want{1 << KindObject, "a step result object"}
+	topObject  = want{1 << KindObject, "a JSON object (a Harbor TrialResult) at the top level"}
+)
+
+// kindOf is the Kind of a value whose first token is k.
+func kindOf(k jsonscan.Kind) Kind {
+	switch k {
+	case jsonscan.BeginObject:
+		return KindObject
+	case jsonscan.BeginArray:
+		return KindArray
+	case jsonscan.String:
+		return KindString
+	case jsonscan.Number:
+		return KindNumber
+	case jsonscan.True, jsonscan.False:
+		return KindBool
+	case jsonscan.Null:
+		return KindNull
 	}
-	if d.data[d.pos] != c {
-		return d.errorf("expected %s, found %s", what, d.describeNext())
+	return 0
+}
+
+// wrongType reports a value of the wrong JSON type at the current path.
+func (d *decoder) wrongType(w want, k jsonscan.Kind) error {
+	return d.errAt(d.s.TokenStart(k), len(d.path), "expected %s, found %s", w.name, kindOf(k))
+}
+
+// fail translates an error of Next into this package's message. The
+// pointer names the first valueN path segments when a value was expected,
+// structN when a key, ':' or ',' was, and glueN when a number or literal
+// ran into letters or digits (the value just read).
+func (d *decoder) fail(err error, w want, valueN, structN, glueN int) error {
+	ctx := d.s.Context()
+	if err == io.EOF {
+		var reason string
+		switch ctx {
+		case jsonscan.InValue:
+			return d.errAt(d.end(), valueN, "unexpected end of input: the file is truncated")
+		case jsonscan.InKey:
+			reason = "expected a quoted object key, found end of input (the file is truncated)"
+		case jsonscan.AfterKey:
+			reason = "expected ':' after an object key, found end of input (the file is truncated)"
+		case jsonscan.AfterMember:
+			reason = "expected ',' or '}', found end of input (the file is truncated)"
+		default:
+			reason = "expected ',' or ']', found end of input (the file is truncated)"
+		}
+		return d.errAt(d.end(), structN, "%s", reason)
 	}
-	d.pos++
+	var le *jsonscan.LimitError
+	if errors.As(err, &le) {
+		if k := kindOf(jsonscan.StartKind(d.data[le.Offset], scanOpts)); !w.accepts(k) {
+			return d.errAt(le.Offset, valueN, "expected %s, found %s", w.name, k)
+		}
+		return d.errAt(le.Offset+1, valueN, "nesting deeper than %d levels", maxDepth)
+	}
+	var se *jsonscan.SyntaxError
+	if !errors.As(err, &se) && err != io.ErrUnexpectedEOF {
+		return d.errAt(d.s.InputOffset(), valueN, "%v", err) // a read error: none from memory
+	}
+	off := d.s.InputOffset()
+	c := d.data[off]
+	switch ctx {
+	case jsonscan.InValue:
+		if k := jsonscan.StartKind(c, scanOpts); k != jsonscan.Invalid {
+			return d.badToken(off, w, valueN)
+		}
+		return d.errAt(off, valueN, "expected a JSON value, found %s", d.describe(off))
+	case jsonscan.InKey:
+		if c == '"' {
+			return d.badToken(off, anyValue, structN)
+		}
+		return d.errAt(off, structN, "expected a quoted object key, found %s", d.describe(off))
+	case jsonscan.AfterKey:
+		return d.errAt(off, structN, "expected ':' after an object key, found %s", d.describe(off))
+	}
+	if d.glued(off) {
+		return d.errAt(off, glueN, "invalid literal: unexpected %s", d.describe(off))
+	}
+	if ctx == jsonscan.AfterMember {
+		return d.errAt(off, structN, "expected ',' or '}' after an object member, found %s", d.describe(off))
+	}
+	return d.errAt(off, structN, "expected ',' or ']' after an array element, found %s", d.describe(off))
+}
+
+func isAlnum(c byte) bool { return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// glued reports a letter, digit or '_' right after a number or literal
+// ("truex", "NaNa", "01"): it is refused as part of that token.
+func (d *decoder) glued(off int64) bool {
+	c := d.data[off]
+	return (c == '_' || isAlnum(c)) && off > 0 && isAlnum(d.data[off-1])
+}
+
+// badToken explains the invalid string, number or literal at start.
+func (d *decoder) badToken(start int64, w want, n int) error {
+	k := kindOf(jsonscan.StartKind(d.data[start], scanOpts))
+	if !w.accepts(k) {
+		return d.errAt(start, n, "expected %s, found %s", w.name, k)
+	}
+	off, flaw := jsonscan.Locate(d.data, start, scanOpts)
+	switch k {
+	case KindString:
+		switch {
+		case off == d.end():
+		case flaw == jsonscan.FlawString:
+			return d.errAt(off, n, "control character 0x%02x inside a string", d.data[off])
+		case flaw == jsonscan.FlawEscape:
+			return d.errAt(off-1, n, "invalid escape %q in string", d.data[off-1:off+1])
+		case flaw == jsonscan.FlawHexEscape:
+			if b := start + int64(bytes.LastIndexByte(d.data[start:off], '\\')); b+6 <= d.end() {
+				return d.errAt(b, n, `invalid \u escape in string`)
+			}
+		}
+		return d.errAt(d.end(), n, "unterminated string starting at byte %d (the file is truncated)", start)
+	case KindNumber:
+		switch flaw {
+		case jsonscan.FlawFraction:
+			return d.errAt(off, n, "invalid number: expected a digit after '.', found %s", d.describe(off))
+		case jsonscan.FlawExponent:
+			return d.errAt(off, n, "invalid number: expected a digit in the exponent, found %s", d.describe(off))
+		}
+		at := start
+		if d.data[start] == '-' {
+			at++
+		}
+		return d.errAt(start, n, "invalid number: expected a digit, found %s", d.describe(at))
+	}
+	word := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[d.data[start]]
+	if off == d.end() {
+		return d.errAt(start, n, "unexpected end of input inside %q (the file is truncated)", word)
+	}
+	return d.errAt(start, n, "invalid literal: expected %q, found %s", word, d.describe(start))
+}
+
+// value reads the first token of the value at the current path (its key
+// or index pushed) and checks its type.
+func (d *decoder) value(w want) (jsonscan.Kind, error) {
+	k, err := d.s.Next()
+	if err != nil {
+		n := len(d.path)
+		return k, d.fail(err, w, n, n-1, n)
+	}
+	if !w.accepts(kindOf(k)) {
+		return k, d.wrongType(w, k)
+	}
+	return k, nil
+}
+
+// skip walks the rest of a value whose first token was k; errors inside
+// name the skipped value.
+func (d *decoder) skip(k jsonscan.Kind) error {
+	if err := d.s.Skip(k); err != nil {
+		n := len(d.path)
+		return d.fail(err, anyValue, n, n, n)
+	}
 	return nil
 }
 
-// object reads an object, calling member for each key with the key pushed
-// on the path; member must consume the value. Duplicate keys are refused:
-// Python keeps the last one silently, which would let a file say two
-// things at once.
-// keySet holds an object's keys for duplicate detection: a slice while
-// small (most objects have a handful of keys, and a map per object was a
-// tenth of the decoding time), a map beyond.
+func (d *decoder) str() (string, error) {
+	if _, err := d.value(aString); err != nil {
+		return "", err
+	}
+	return d.text(), nil
+}
+
+// text is the last string token's text, copied out of the input.
+func (d *decoder) text() string {
+	raw := d.s.Raw()
+	body := raw[1 : len(raw)-1]
+	if d.s.Verbatim() {
+		return string(body)
+	}
+	d.buf = jsonscan.AppendUnquoted(d.buf[:0], body)
+	return string(d.buf)
+}
+
+// extra reads a string or null that only DecodeTrialResult's callers
+// see: under lean it is checked, not built, and ok is false.
+func (d *decoder) extra(w want) (s string, ok bool, err error) {
+	k, err := d.value(w)
+	if err != nil || k == jsonscan.Null || d.lean {
+		return "", false, err
+	}
+	return d.text(), true, nil
+}
+
+// extraPtr is extra for an optional field.
+func (d *decoder) extraPtr() (*string, error) {
+	s, ok, err := d.extra(optString)
+	if !ok {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// optText reads a string or null; ok is false for null.
+func (d *decoder) optText() (s string, ok bool, err error) {
+	k, err := d.value(optString)
+	if err != nil || k == jsonscan.Null {
+		return "", false, err
+	}
+	return d.text(), true, nil
+}
+
+func (d *decoder) optStr() (*string, error) {
+	s, ok, err := d.optText()
+	if !ok {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// check reads a value of type w and skips it.
+func (d *decoder) check(w want) error {
+	k, err := d.value(w)
+	if err != nil {
+		return err
+	}
+	return d.skip(k)
+}
+
+// presentObject skips an object or null and reports whether it was an
+// object (Harbor's TimingInfo of a phase that started).
+func (d *decoder) presentObject() (bool, error) {
+	k, err := d.value(optObject)
+	if err != nil || k == jsonscan.Null {
+		return false, err
+	}
+	return true, d.skip(k)
+}
+
+// raw reads any value as written. Nested objects and arrays are checked
+// for syntax only.
+func (d *decoder) raw() (Value, error) {
+	k, err := d.value(anyValue)
+	if err != nil {
+		return Value{}, err
+	}
+	start := d.s.TokenStart(k)
+	if err := d.skip(k); err != nil {
+		return Value{}, err
+	}
+	return Value{Kind: kindOf(k), Raw: string(d.data[start:d.s.InputOffset()])}, nil
+}
+
+// unknown counts and skips a key tpctl does not know.
+func (d *decoder) unknown() error {
+	d.res.UnknownFields++
+	if len(d.res.UnknownFieldPointers) < maxUnknownPointers {
+		d.res.UnknownFieldPointers = append(d.res.UnknownFieldPointers, d.pointer(len(d.path)))
+	}
+	return d.check(anyValue)
+}
+
+// members walks the keys of an object tpctl interprets. Duplicate keys
+// are refused: Python keeps the last one silently, which would let a file
+// say two things at once.
+type members struct {
+	n0    int    // path length of the object itself
+	known uint64 // knownKeys seen, a bit each
+	seen  keySet // other keys seen
+}
+
+func (d *decoder) members() members { return members{n0: len(d.path)} }
+
+// next reads the next key and pushes it on the path (it stays there while
+// its value is read); ok is false at the end of the object.
+func (d *decoder) next(o *members) (key string, ok bool, err error) {
+	k, err := d.s.Next()
+	if err != nil {
+		return "", false, d.fail(err, anyValue, len(d.path), o.n0, len(d.path))
+	}
+	d.path = d.path[:o.n0]
+	if k == jsonscan.EndObject {
+		return "", false, nil
+	}
+	keyAt := d.s.TokenStart(k)
+	if bits.OnesCount64(o.known)+o.seen.len() >= maxMembers {
+		return "", false, d.errAt(keyAt, o.n0, "object has more than %d keys; this is not a Harbor trial result", maxMembers)
+	}
+	text := d.s.Text()
+	var dup bool
+	if k, ok := knownKeys[string(text)]; ok {
+		key = k.name
+		dup = o.known&(1<<k.bit) != 0
+		o.known |= 1 << k.bit
+	} else {
+		key = string(text)
+		dup = !o.seen.add(key)
+	}
+	if dup {
+		return "", false, d.errAt(keyAt, o.n0, "duplicate key %q", key)
+	}
+	d.path = append(d.path, key)
+	return key, true, nil
+}
+
+// keySet holds an object's other keys for duplicate detection: a slice
+// while small, a map beyond.
 type keySet struct {
 	few  [16]string
 	n    int
@@ -244,537 +574,63 @@ func (s *keySet) add(key string) bool {
 	return true
 }
 
-func (d *decoder) object(member func(key string) error) error {
-	if err := d.expect('{', "an object"); err != nil {
-		return err
-	}
-	d.depth++
-	if d.depth > maxDepth {
-		return d.errorf("nesting deeper than %d levels", maxDepth)
-	}
-	var seen keySet
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
-		return nil
-	}
-	for {
-		d.skipWS()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.errorf("expected a quoted object key, found %s", d.describeNext())
-		}
-		keyAt := d.pos
-		key, err := d.readKey()
-		if err != nil {
-			return err
-		}
-		if seen.len() >= maxMembers {
-			d.pos = keyAt
-			return d.errorf("object has more than %d keys; this is not a Harbor trial result", maxMembers)
-		}
-		if !seen.add(key) {
-			d.pos = keyAt
-			return d.errorf("duplicate key %q", key)
-		}
-		if err := d.expect(':', "':' after an object key"); err != nil {
-			return err
-		}
-		d.path = append(d.path, key)
-		err = member(key)
-		d.path = d.path[:len(d.path)-1]
-		if err != nil {
-			return err
-		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			return d.errorf("expected ',' or '}', found end of input (the file is truncated)")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			d.depth--
-			return nil
-		default:
-			return d.errorf("expected ',' or '}' after an object member, found %s", d.describeNext())
-		}
-	}
-}
-
-// array reads an array, calling elem with the index pushed on the path.
-func (d *decoder) array(elem func(i int) error) error {
-	if err := d.expect('[', "an array"); err != nil {
-		return err
-	}
-	d.depth++
-	if d.depth > maxDepth {
-		return d.errorf("nesting deeper than %d levels", maxDepth)
-	}
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
-		return nil
-	}
-	for i := 0; ; i++ {
-		d.path = append(d.path, strconv.Itoa(i))
-		err := elem(i)
-		d.path = d.path[:len(d.path)-1]
-		if err != nil {
-			return err
-		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			return d.errorf("expected ',' or ']', found end of input (the file is truncated)")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			d.depth--
-			return nil
-		default:
-			return d.errorf("expected ',' or ']' after an array element, found %s", d.describeNext())
-		}
-	}
-}
-
-// scanString advances over a string starting at d.pos ('"'), validating
-// escapes, and reports whether it contained any.
-func (d *decoder) scanString() (escaped bool, err error) {
-	start := d.pos
-	d.pos++ // opening quote
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			return escaped, nil
-		case c == '\\':
-			escaped = true
-			if d.pos+1 >= len(d.data) {
-				d.pos = len(d.data)
-				return false, d.errorf("unterminated string starting at byte %d (the file is truncated)", start)
-			}
-			switch d.data[d.pos+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.pos += 2
-			case 'u':
-				if d.pos+6 > len(d.data) {
-					d.pos = len(d.data)
-					return false, d.errorf("unterminated string starting at byte %d (the file is truncated)", start)
-				}
-				for _, h := range d.data[d.pos+2 : d.pos+6] {
-					if !isHex(h) {
-						return false, d.errorf(`invalid \u escape in string`)
-					}
-				}
-				d.pos += 6
-			default:
-				return false, d.errorf("invalid escape %q in string", d.data[d.pos:d.pos+2])
-			}
-		case c < 0x20:
-			return false, d.errorf("control character 0x%02x inside a string", c)
-		default:
-			d.pos++
-		}
-	}
-	return false, d.errorf("unterminated string starting at byte %d (the file is truncated)", start)
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
-}
-
-// knownKeys are the member names the decoder looks for, so reading one
-// as a key costs no allocation (a string per key was a twentieth of an
-// import's CPU time).
-var knownKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range strings.Fields(`agent_execution agent_info agent_result agent_setup config
+// knownKeys are the member names the walker looks for, each with its bit
+// for duplicate detection. Reading one as a key allocates nothing (a
+// string per key was a twentieth of an import's CPU time, a map of seen
+// keys per big object a tenth of the decoding time).
+var knownKeys = func() map[string]knownKey {
+	m := map[string]knownKey{}
+	for i, k := range strings.Fields(`agent_execution agent_info agent_result agent_setup config
 		environment_setup exception_info exception_message exception_traceback exception_type
 		finished_at git_commit_id git_url id model_info name occurred_at org path provider ref
 		reward rewards source started_at step_name step_results task_checksum task_id task_name
 		trial_name trial_uri verifier verifier_environment_mode verifier_result version`) {
-		m[k] = k
+		m[k] = knownKey{k, uint8(i)}
 	}
 	return m
 }()
 
-// readKey is readString for an object key.
-func (d *decoder) readKey() (string, error) {
-	start := d.pos
-	escaped, err := d.scanString()
-	if err != nil {
-		return "", err
-	}
-	if !escaped {
-		if k, ok := knownKeys[string(d.data[start+1:d.pos-1])]; ok {
-			return k, nil
-		}
-	}
-	d.pos = start
-	return d.readString()
-}
-
-// readString reads and unescapes a string at d.pos.
-func (d *decoder) readString() (string, error) {
-	start := d.pos
-	escaped, err := d.scanString()
-	if err != nil {
-		return "", err
-	}
-	raw := d.data[start:d.pos]
-	if !escaped {
-		return string(raw[1 : len(raw)-1]), nil
-	}
-	// The text was validated above, so encoding/json only does the
-	// unescaping (including surrogate pairs; lone surrogates become U+FFFD
-	// as Python's own reader would not produce, but never a crash).
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", d.errorf("invalid string: %v", err)
-	}
-	return s, nil
-}
-
-// scanNumber advances over a JSON number or one of Python's NaN, Infinity
-// and -Infinity tokens.
-func (d *decoder) scanNumber() error {
-	for _, tok := range [...]string{"NaN", "Infinity", "-Infinity"} {
-		if strings.HasPrefix(string(d.data[d.pos:min(d.pos+len(tok), len(d.data))]), tok) {
-			d.pos += len(tok)
-			return d.endOfToken()
-		}
-	}
-	start := d.pos
-	if d.data[d.pos] == '-' {
-		d.pos++
-	}
-	digits := func() int {
-		n := 0
-		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
-			d.pos++
-			n++
-		}
-		return n
-	}
-	switch {
-	case d.pos < len(d.data) && d.data[d.pos] == '0':
-		d.pos++
-	case digits() == 0:
-		d.pos = start
-		return d.errorf("invalid number: expected a digit, found %s", d.describeAfter(start))
-	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
-		d.pos++
-		if digits() == 0 {
-			return d.errorf("invalid number: expected a digit after '.', found %s", d.describeNext())
-		}
-	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
-			d.pos++
-		}
-		if digits() == 0 {
-			return d.errorf("invalid number: expected a digit in the exponent, found %s", d.describeNext())
-		}
-	}
-	return d.endOfToken()
-}
-
-func (d *decoder) describeAfter(start int) string {
-	save := d.pos
-	d.pos = start
-	if d.data[start] == '-' {
-		d.pos++
-	}
-	s := d.describeNext()
-	d.pos = save
-	return s
-}
-
-// endOfToken refuses a literal glued to more letters or digits ("truex",
-// "NaNa", "01"), which would otherwise be reported less clearly later.
-func (d *decoder) endOfToken() error {
-	if d.pos < len(d.data) {
-		c := d.data[d.pos]
-		if c == '_' || (c >= '0' && c <= '9') || (c|0x20 >= 'a' && c|0x20 <= 'z') {
-			return d.errorf("invalid literal: unexpected %s", d.describeNext())
-		}
-	}
-	return nil
-}
-
-func (d *decoder) literal(word string) error {
-	if !strings.HasPrefix(string(d.data[d.pos:min(d.pos+len(word), len(d.data))]), word) {
-		if len(d.data)-d.pos < len(word) && strings.HasPrefix(word, string(d.data[d.pos:])) {
-			return d.errorf("unexpected end of input inside %q (the file is truncated)", word)
-		}
-		return d.errorf("invalid literal: expected %q, found %s", word, d.describeNext())
-	}
-	d.pos += len(word)
-	return d.endOfToken()
-}
-
-// value consumes any value and returns it as written. Nested objects and
-// arrays are checked for syntax only (their keys are not decoded).
-func (d *decoder) value() (Value, error) {
-	k, err := d.peekKind()
-	if err != nil {
-		return Value{}, err
-	}
-	start := d.pos
-	switch k {
-	case KindObject:
-		err = d.skipObject()
-	case KindArray:
-		err = d.skipArray()
-	case KindString:
-		_, err = d.scanString()
-	case KindBool:
-		if d.data[d.pos] == 't' {
-			err = d.literal("true")
-		} else {
-			err = d.literal("false")
-		}
-	case KindNull:
-		err = d.literal("null")
-	case KindNumber:
-		err = d.scanNumber()
-	}
-	if err != nil {
-		return Value{}, err
-	}
-	return Value{Kind: k, Raw: string(d.data[start:d.pos])}, nil
-}
-
-// skip consumes any value without keeping it.
-func (d *decoder) skip() error {
-	k, err := d.peekKind()
-	if err != nil {
-		return err
-	}
-	switch k {
-	case KindObject:
-		return d.skipObject()
-	case KindArray:
-		return d.skipArray()
-	case KindString:
-		_, err = d.scanString()
-		return err
-	}
-	_, err = d.value()
-	return err
-}
-
-// skipArray is array() without pushing indices on the path: errors inside
-// a skipped subtree name the subtree and the byte offset.
-func (d *decoder) skipArray() error {
-	if err := d.expect('[', "an array"); err != nil {
-		return err
-	}
-	d.depth++
-	if d.depth > maxDepth {
-		return d.errorf("nesting deeper than %d levels", maxDepth)
-	}
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.depth--
-		return nil
-	}
-	for {
-		if err := d.skip(); err != nil {
-			return err
-		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			return d.errorf("expected ',' or ']', found end of input (the file is truncated)")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case ']':
-			d.pos++
-			d.depth--
-			return nil
-		default:
-			return d.errorf("expected ',' or ']' after an array element, found %s", d.describeNext())
-		}
-	}
-}
-
-// skipObject is object() without key decoding or the duplicate check, for
-// subtrees tpctl does not interpret (config, agent_result, …).
-func (d *decoder) skipObject() error {
-	if err := d.expect('{', "an object"); err != nil {
-		return err
-	}
-	d.depth++
-	if d.depth > maxDepth {
-		return d.errorf("nesting deeper than %d levels", maxDepth)
-	}
-	d.skipWS()
-	if d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.depth--
-		return nil
-	}
-	for {
-		d.skipWS()
-		if d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.errorf("expected a quoted object key, found %s", d.describeNext())
-		}
-		if _, err := d.scanString(); err != nil {
-			return err
-		}
-		if err := d.expect(':', "':' after an object key"); err != nil {
-			return err
-		}
-		if err := d.skip(); err != nil {
-			return err
-		}
-		d.skipWS()
-		if d.pos >= len(d.data) {
-			return d.errorf("expected ',' or '}', found end of input (the file is truncated)")
-		}
-		switch d.data[d.pos] {
-		case ',':
-			d.pos++
-		case '}':
-			d.pos++
-			d.depth--
-			return nil
-		default:
-			return d.errorf("expected ',' or '}' after an object member, found %s", d.describeNext())
-		}
-	}
-}
-
-// wrongType reports a value of the wrong JSON type at the current path.
-func (d *decoder) wrongType(want string, got Kind) error {
-	return d.errorf("expected %s, found %s", want, got)
-}
-
-// nullable consumes a null and reports true, or reports false and leaves a
-// value of kind want for the caller; any other kind is an error.
-func (d *decoder) nullable(want Kind, wantName string) (isNull bool, err error) {
-	k, err := d.peekKind()
-	if err != nil {
-		return false, err
-	}
-	switch k {
-	case KindNull:
-		return true, d.literal("null")
-	case want:
-		return false, nil
-	}
-	return false, d.wrongType(wantName+" or null", k)
-}
-
-func (d *decoder) str() (string, error) {
-	k, err := d.peekKind()
-	if err != nil {
-		return "", err
-	}
-	if k != KindString {
-		return "", d.wrongType("a string", k)
-	}
-	return d.readString()
-}
-
-func (d *decoder) optStr() (*string, error) {
-	isNull, err := d.nullable(KindString, "a string")
-	if err != nil || isNull {
-		return nil, err
-	}
-	s, err := d.readString()
-	if err != nil {
-		return nil, err
-	}
-	return &s, nil
-}
-
-// optSkip checks that a value is of kind want or null and skips it.
-func (d *decoder) optSkip(want Kind) error {
-	isNull, err := d.nullable(want, want.String())
-	if err != nil || isNull {
-		return err
-	}
-	return d.skip()
-}
-
-// presentObject skips an object or null and reports whether it was an
-// object (Harbor's TimingInfo of a phase that started).
-func (d *decoder) presentObject() (bool, error) {
-	isNull, err := d.nullable(KindObject, "an object")
-	if err != nil || isNull {
-		return false, err
-	}
-	return true, d.skip()
-}
-
-func (d *decoder) mustSkip(want Kind) error {
-	k, err := d.peekKind()
-	if err != nil {
-		return err
-	}
-	if k != want {
-		return d.wrongType(want.String(), k)
-	}
-	return d.skip()
-}
-
-// unknown counts and skips a key tpctl does not know.
-func (d *decoder) unknown() error {
-	d.res.UnknownFields++
-	if len(d.res.UnknownFieldPointers) < maxUnknownPointers {
-		d.res.UnknownFieldPointers = append(d.res.UnknownFieldPointers, d.pointer())
-	}
-	return d.skip()
+type knownKey struct {
+	name string
+	bit  uint8
 }
 
 func (d *decoder) topLevel() error {
-	k, err := d.peekKind()
-	if err != nil {
-		return err
-	}
-	if k != KindObject {
-		return d.errorf("expected a JSON object (a Harbor TrialResult) at the top level, found %s", k)
-	}
 	r := d.res
 	var haveTask, haveTrial, haveChecksum bool
-	err = d.object(func(key string) error {
-		var err error
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 		switch key {
 		case "id":
-			r.ID, err = d.str()
+			r.ID, _, err = d.extra(aString)
 		case "task_name":
 			r.TaskName, err = d.str()
 			haveTask = true
 		case "trial_name":
-			r.TrialName, err = d.str()
+			r.TrialName, _, err = d.extra(aString)
 			haveTrial = true
 		case "task_checksum":
 			r.TaskChecksum, err = d.str()
 			haveChecksum = true
 		case "trial_uri":
-			_, err = d.str()
+			err = d.check(aString)
 		case "task_id":
 			err = d.taskID(&r.TaskID)
 		case "source":
-			r.Source, err = d.optStr()
+			r.Source, err = d.extraPtr()
 		case "config":
-			err = d.mustSkip(KindObject)
+			err = d.check(anObject)
 		case "agent_info":
-			r.Agent, err = d.agentInfo()
+			err = d.agentInfo()
 		case "agent_result":
-			err = d.optSkip(KindObject)
+			err = d.check(optObject)
 		case "environment_setup":
 			r.Phases.EnvironmentSetup, err = d.presentObject()
 		case "agent_setup":
@@ -791,68 +647,75 @@ func (d *decoder) topLevel() error {
 		case "exception_info":
 			r.Exception, err = d.exceptionInfo()
 		case "started_at":
-			r.StartedAt, err = d.optStr()
+			r.StartedAt, err = d.extraPtr()
 		case "finished_at":
-			r.FinishedAt, err = d.optStr()
+			r.FinishedAt, err = d.extraPtr()
 		case "step_results":
 			err = d.stepResults()
 		default:
 			err = d.unknown()
 		}
-		return err
-	})
-	if err != nil {
-		return err
+		if err != nil {
+			return err
+		}
 	}
 	for _, f := range []struct {
 		ok   bool
 		name string
 	}{{haveTask, "task_name"}, {haveTrial, "trial_name"}, {haveChecksum, "task_checksum"}} {
 		if !f.ok {
-			return &DecodeError{Offset: int64(d.pos), Reason: fmt.Sprintf("missing required field %q: this is not a Harbor trial result.json", f.name)}
+			return d.errAt(d.s.InputOffset(), 0, "missing required field %q: this is not a Harbor trial result.json", f.name)
 		}
 	}
 	return nil
 }
 
 func (d *decoder) taskID(t *TaskID) error {
-	k, err := d.peekKind()
-	if err != nil {
+	if _, err := d.value(anObject); err != nil {
 		return err
 	}
-	if k != KindObject {
-		return d.wrongType("an object", k)
-	}
 	var hasOrg, hasGit bool
-	err = d.object(func(key string) error {
-		var s *string
-		var err error
-		switch key {
-		case "path", "git_url", "git_commit_id", "org", "name", "ref":
-			s, err = d.optStr()
-		default:
-			return d.unknown()
-		}
-		if err != nil || s == nil {
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil {
 			return err
 		}
+		if !ok {
+			break
+		}
+		var dst *string
 		switch key {
 		case "path":
-			t.Path = *s
+			dst = &t.Path
 		case "git_url":
-			t.GitURL, hasGit = *s, true
+			dst = &t.GitURL
 		case "git_commit_id":
-			t.GitCommitID = *s
+			dst = &t.GitCommitID
 		case "org":
-			t.Org, hasOrg = *s, true
+			dst = &t.Org
 		case "name":
-			t.Name = *s
+			dst = &t.Name
 		case "ref":
-			t.Ref = *s
+			dst = &t.Ref
+		default:
+			if err := d.unknown(); err != nil {
+				return err
+			}
+			continue
 		}
-		return nil
-	})
+		s, ok, err := d.extra(optString)
+		if err != nil {
+			return err
+		}
+		if ok {
+			*dst = s
+			hasOrg = hasOrg || key == "org"
+			hasGit = hasGit || key == "git_url"
+		}
+	}
 	switch {
+	case d.lean:
 	case hasOrg:
 		t.Kind = "package"
 	case hasGit:
@@ -860,166 +723,229 @@ func (d *decoder) taskID(t *TaskID) error {
 	default:
 		t.Kind = "local"
 	}
-	return err
+	return nil
 }
 
-func (d *decoder) agentInfo() (*AgentInfo, error) {
-	isNull, err := d.nullable(KindObject, "an object")
-	if err != nil || isNull {
-		return nil, err
+func (d *decoder) agentInfo() error {
+	k, err := d.value(optObject)
+	if err != nil || k == jsonscan.Null {
+		return err
 	}
-	a := &AgentInfo{}
-	err = d.object(func(key string) error {
-		var err error
+	a := &d.ignored // lean: walked, then dropped
+	if !d.lean {
+		a = &AgentInfo{}
+	}
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
 		switch key {
 		case "name":
-			a.Name, err = d.str()
+			a.Name, _, err = d.extra(aString)
 		case "version":
-			a.Version, err = d.str()
+			a.Version, _, err = d.extra(aString)
 		case "model_info":
-			var isNull bool
-			isNull, err = d.nullable(KindObject, "an object")
-			if err != nil || isNull {
-				return err
-			}
-			a.HasModel = true
-			err = d.object(func(key string) error {
-				var err error
-				switch key {
-				case "name":
-					a.ModelName, err = d.str()
-				case "provider":
-					a.ModelProvider, err = d.optStr()
-				default:
-					err = d.unknown()
-				}
-				return err
-			})
+			err = d.modelInfo(a)
 		default:
 			err = d.unknown()
 		}
+		if err != nil {
+			return err
+		}
+	}
+	if !d.lean {
+		d.res.Agent = a
+	}
+	return nil
+}
+
+func (d *decoder) modelInfo(a *AgentInfo) error {
+	k, err := d.value(optObject)
+	if err != nil || k == jsonscan.Null {
 		return err
-	})
-	return a, err
+	}
+	a.HasModel = true
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil || !ok {
+			return err
+		}
+		switch key {
+		case "name":
+			a.ModelName, _, err = d.extra(aString)
+		case "provider":
+			a.ModelProvider, err = d.extraPtr()
+		default:
+			err = d.unknown()
+		}
+		if err != nil {
+			return err
+		}
+	}
 }
 
 func (d *decoder) verifierResult() (*VerifierResult, error) {
-	isNull, err := d.nullable(KindObject, "an object")
-	if err != nil || isNull {
+	k, err := d.value(optObject)
+	if err != nil || k == jsonscan.Null {
 		return nil, err
 	}
 	v := &VerifierResult{}
-	err = d.object(func(key string) error {
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil || !ok {
+			return v, err
+		}
 		switch key {
 		case "rewards":
-			isNull, err := d.nullable(KindObject, "an object of reward values")
-			if err != nil || isNull {
-				return err
-			}
-			v.HasRewards = true
-			v.Rewards = []Reward{}
-			return d.object(func(name string) error {
-				val, err := d.value()
-				if err == nil {
-					v.Rewards = append(v.Rewards, Reward{Key: name, Value: val})
-				}
-				return err
-			})
+			err = d.rewards(v)
 		case "reward":
-			val, err := d.value()
-			if err == nil {
+			var val Value
+			if val, err = d.raw(); err == nil {
 				v.LegacyReward = &val
 			}
+		default:
+			err = d.unknown()
+		}
+		if err != nil {
+			return v, err
+		}
+	}
+}
+
+func (d *decoder) rewards(v *VerifierResult) error {
+	k, err := d.value(optRewards)
+	if err != nil || k == jsonscan.Null {
+		return err
+	}
+	v.HasRewards = true
+	v.Rewards = []Reward{}
+	o := d.members()
+	for {
+		name, ok, err := d.next(&o)
+		if err != nil || !ok {
 			return err
 		}
-		return d.unknown()
-	})
-	return v, err
+		val, err := d.raw()
+		if err != nil {
+			return err
+		}
+		v.Rewards = append(v.Rewards, Reward{Key: name, Value: val})
+	}
 }
 
 func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
-	isNull, err := d.nullable(KindObject, "an object")
-	if err != nil || isNull {
+	k, err := d.value(optObject)
+	if err != nil || k == jsonscan.Null {
 		return nil, err
 	}
-	start := d.pos
+	start := d.s.TokenStart(k)
 	e := &ExceptionInfo{}
 	var haveType bool
-	err = d.object(func(key string) error {
-		var err error
-		var s *string
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil {
+			return e, err
+		}
+		if !ok {
+			break
+		}
 		switch key {
 		case "exception_type":
 			e.Type, err = d.str()
 			haveType = true
 		case "exception_message":
-			s, err = d.optStr()
-			if s != nil {
-				e.Message = *s
-			}
+			e.Message, _, err = d.optText()
 		case "occurred_at":
-			s, err = d.optStr()
-			if s != nil {
-				e.OccurredAt = *s
-			}
+			e.OccurredAt, _, err = d.extra(optString)
 		case "exception_traceback":
-			err = d.optSkip(KindString)
+			err = d.check(optString)
 		default:
 			err = d.unknown()
 		}
-		return err
-	})
-	if err == nil && !haveType {
-		return nil, &DecodeError{Offset: int64(start), Pointer: d.pointer(), Reason: "exception_info has no exception_type"}
+		if err != nil {
+			return e, err
+		}
 	}
-	return e, err
+	if !haveType {
+		return nil, d.errAt(start, len(d.path), "exception_info has no exception_type")
+	}
+	return e, nil
 }
 
 func (d *decoder) stepResults() error {
-	isNull, err := d.nullable(KindArray, "an array")
-	if err != nil || isNull {
+	k, err := d.value(optArray)
+	if err != nil || k == jsonscan.Null {
 		return err
 	}
 	d.res.MultiStep = true
 	d.res.Steps = []StepResult{}
-	return d.array(func(i int) error {
-		if i >= maxMembers {
-			return d.errorf("more than %d step results; this is not a Harbor trial result", maxMembers)
+	n0 := len(d.path)
+	for i := 0; ; i++ {
+		prevEnd := d.s.InputOffset()
+		d.path = append(d.path[:n0], strconv.Itoa(i))
+		k, err := d.s.Next()
+		switch {
+		case err == nil && k == jsonscan.EndArray:
+			d.path = d.path[:n0]
+			return nil
+		case i >= maxMembers && (err == nil || d.s.Context() == jsonscan.InValue):
+			// Harbor writes a handful of steps; the count is checked
+			// right after the comma, before the element.
+			off := prevEnd + int64(bytes.IndexByte(d.data[prevEnd:], ',')) + 1
+			return d.errAt(off, len(d.path), "more than %d step results; this is not a Harbor trial result", maxMembers)
+		case err != nil:
+			return d.fail(err, aStep, n0+1, n0, n0)
+		case k != jsonscan.BeginObject:
+			return d.wrongType(aStep, k)
 		}
-		k, err := d.peekKind()
+		s, err := d.step(d.s.TokenStart(k))
 		if err != nil {
 			return err
-		}
-		if k != KindObject {
-			return d.wrongType("a step result object", k)
-		}
-		start := d.pos
-		var s StepResult
-		var haveName bool
-		err = d.object(func(key string) error {
-			var err error
-			switch key {
-			case "step_name":
-				s.Name, err = d.str()
-				haveName = true
-			case "verifier_result":
-				s.Verifier, err = d.verifierResult()
-			case "exception_info":
-				s.Exception, err = d.exceptionInfo()
-			case "agent_result", "agent_execution", "verifier":
-				err = d.optSkip(KindObject)
-			default:
-				err = d.unknown()
-			}
-			return err
-		})
-		if err != nil {
-			return err
-		}
-		if !haveName {
-			return &DecodeError{Offset: int64(start), Pointer: d.pointer(), Reason: "step result has no step_name"}
 		}
 		d.res.Steps = append(d.res.Steps, s)
-		return nil
-	})
+	}
+}
+
+// step reads one step result whose '{' is at start.
+func (d *decoder) step(start int64) (StepResult, error) {
+	var s StepResult
+	var haveName bool
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil {
+			return s, err
+		}
+		if !ok {
+			break
+		}
+		switch key {
+		case "step_name":
+			s.Name, err = d.str()
+			haveName = true
+		case "verifier_result":
+			s.Verifier, err = d.verifierResult()
+		case "exception_info":
+			s.Exception, err = d.exceptionInfo()
+		case "agent_result", "agent_execution", "verifier":
+			err = d.check(optObject)
+		default:
+			err = d.unknown()
+		}
+		if err != nil {
+			return s, err
+		}
+	}
+	if !haveName {
+		return s, d.errAt(start, len(d.path), "step result has no step_name")
+	}
+	return s, nil
 }

@@ -581,3 +581,26 @@ func TestMemoryBoundedByCap(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDecodeBytes decodes from memory, as the importer does (Full:
+// DecodeTrialResultBytes, Import: DecodeTrialResultForImport).
+func BenchmarkDecodeBytes(b *testing.B) {
+	data, err := os.ReadFile("testdata/synthetic/v0.22.0/hello-world__Hk8mNw3.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name   string
+		decode func([]byte) (*TrialResult, error)
+	}{{"Full", DecodeTrialResultBytes}, {"Import", DecodeTrialResultForImport}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := bc.decode(data); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

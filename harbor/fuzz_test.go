@@ -54,6 +54,29 @@ func FuzzDecodeTrialResult(f *testing.F) {
 		if diff := cmp.Diff(r, r2, cmpopts.EquateNaNs()); diff != "" || fmt.Sprint(err) != fmt.Sprint(err2) {
 			t.Fatalf("DecodeTrialResultBytes differs (%v vs %v):\n%s", err, err2, diff)
 		}
+		// The importer's lean decode checks the same and keeps what the
+		// rules and the importer read.
+		r3, err3 := harbor.DecodeTrialResultForImport(data)
+		if fmt.Sprint(err) != fmt.Sprint(err3) {
+			t.Fatalf("DecodeTrialResultForImport error %v, want %v", err3, err)
+		}
+		if r != nil {
+			want := *r
+			want.ID, want.TrialName, want.TaskID, want.Source, want.Agent, want.StartedAt, want.FinishedAt = "", "", harbor.TaskID{}, nil, nil, nil, nil
+			want.Exception = withoutOccurredAt(want.Exception)
+			if want.Steps != nil {
+				want.Steps = slices.Clone(want.Steps)
+				for i := range want.Steps {
+					want.Steps[i].Exception = withoutOccurredAt(want.Steps[i].Exception)
+				}
+			}
+			if diff := cmp.Diff(&want, r3, cmpopts.EquateNaNs()); diff != "" {
+				t.Fatalf("DecodeTrialResultForImport differs:\n%s", diff)
+			}
+			if o1, o3 := outcome.Judge(r2), outcome.Judge(r3); !cmp.Equal(o1, o3, cmpopts.EquateNaNs()) {
+				t.Fatalf("judged %+v from the lean decode, %+v from the full one", o3, o1)
+			}
+		}
 		var o outcome.Outcome
 		if err != nil {
 			var de *harbor.DecodeError
@@ -75,4 +98,13 @@ func FuzzDecodeTrialResult(f *testing.F) {
 			t.Fatalf("scored %s without a binary reward: %v", o.Status, o.Reward)
 		}
 	})
+}
+
+func withoutOccurredAt(e *harbor.ExceptionInfo) *harbor.ExceptionInfo {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	c.OccurredAt = ""
+	return &c
 }

@@ -399,7 +399,7 @@ func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte, scanner *redact
 	}
 	h := digest.Bytes(data).String()
 	j.ev.ResultSHA256 = &h
-	r, err := harbor.DecodeTrialResultBytes(data)
+	r, err := harbor.DecodeTrialResultForImport(data)
 	if err != nil {
 		set(outcome.Invalid(fmt.Errorf("%s: %w", rel, err)))
 		j.outcome.ResultSHA256 = &h

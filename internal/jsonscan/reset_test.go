@@ -24,10 +24,10 @@ func tokens(d *jsonscan.Decoder) (got []string, err error, off int64) {
 	}
 }
 
-// TestResetBytes: a reset decoder reads a new document exactly as a new
+// TestReset: a reset decoder reads a new document exactly as a new
 // decoder does, whatever state (open containers, an error, a key set) the
 // last document left it in, and a reused decoder allocates nothing.
-func TestResetBytes(t *testing.T) {
+func TestReset(t *testing.T) {
 	opts := jsonscan.Options{DuplicateKeys: true, MaxDepth: 8}
 	reused := jsonscan.NewBytes(nil, opts)
 	docs := []string{
@@ -40,7 +40,7 @@ func TestResetBytes(t *testing.T) {
 		``,
 	}
 	for _, doc := range docs {
-		reused.ResetBytes([]byte(doc))
+		reused.Reset([]byte(doc), opts)
 		got, err, off := tokens(reused)
 		want, werr, woff := tokens(jsonscan.NewBytes([]byte(doc), opts))
 		if !slices.Equal(got, want) || off != woff || (err == nil) != (werr == nil) || (err != nil && err.Error() != werr.Error()) {
@@ -51,7 +51,7 @@ func TestResetBytes(t *testing.T) {
 	reused = jsonscan.NewBytes(nil, jsonscan.Options{MaxDepth: 8})
 	line := []byte(`{"trial_id":"t#0","attempt_outcomes":[{"retry":0,"status":"success"}],"reward":1.5,"ok":true}`)
 	n := testing.AllocsPerRun(50, func() {
-		reused.ResetBytes(line)
+		reused.Reset(line, jsonscan.Options{MaxDepth: 8})
 		for {
 			k, err := reused.Next()
 			if errors.Is(err, io.EOF) {
