@@ -374,8 +374,8 @@ func (c *cancelAfter) Err() error {
 // nothing at --out.
 func TestImportCancelledMidChunk(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "snap")
-	// Err call 1 is the chunk check, call 2 lets the first attempt be
-	// handed out, call 3 stops the pool with the rest unjudged.
+	// Err calls 1 and 2 let the first trials be handed out and judged,
+	// call 3 stops the run with the rest unjudged.
 	ctx := &cancelAfter{Context: context.Background(), n: 3}
 	_, err := Import(ctx, Options{PlanPath: filepath.Join(exampleRoot, "import-plan.json"), Root: exampleRoot, Out: out, Workers: 1})
 	if !errors.Is(err, context.Canceled) {
