@@ -304,9 +304,9 @@ type importRun struct {
 	found []planfile.Finding
 	dirs  *planfile.DirChecker
 
-	later                                    []Warning // per-attempt warnings, in canonical order
+	later                                     []Warning // per-attempt warnings, in canonical order
 	unknown, invalid, mismatched, badEvidence int
-	done                                     int
+	done                                      int
 }
 
 func newRun(opts Options, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
