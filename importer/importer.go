@@ -141,6 +141,12 @@ func Import(ctx context.Context, opts Options) (*Result, error) {
 		}
 		prior = left
 	}
+	return importLoaded(ctx, opts, prior)
+}
+
+// importLoaded is the loaded path: the whole plan in memory, as
+// planfile.Load reports it.
+func importLoaded(ctx context.Context, opts Options, prior []safefs.Leftover) (*Result, error) {
 	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
 		Scanner: redact.NewScanner(opts.environ())})
 	if err != nil {
