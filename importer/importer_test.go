@@ -315,20 +315,6 @@ func TestRedactorLabel(t *testing.T) {
 	}
 }
 
-func TestSoftMemoryLimit(t *testing.T) {
-	for _, tt := range []struct{ size, want int64 }{
-		{0, MinMemoryLimit},
-		{1 << 20, MinMemoryLimit},
-		{8 << 20, MinMemoryLimit},
-		{12 << 20, 44 << 20},
-		{100 << 20, 308 << 20},
-	} {
-		if got := SoftMemoryLimit(tt.size); got != tt.want {
-			t.Errorf("SoftMemoryLimit(%d) = %d; want %d", tt.size, got, tt.want)
-		}
-	}
-}
-
 // TestTranscriptsLegacyLitellm: an attempt whose only transcript is the
 // legacy litellm JSONL is reported as skipped, with the reason.
 func TestTranscriptsLegacyLitellm(t *testing.T) {
