@@ -31,6 +31,7 @@ type Streamed struct {
 	start, end  int64 // the trials array's bytes
 	trials      int
 	fingerprint uint64 // of the decoded trials, to see the file change
+	collisions  map[uint64]bool // folder fingerprints seen twice
 	seed        maphash.Seed
 	head        *Plan
 	findings    []Finding
@@ -61,7 +62,7 @@ func (s *Streamed) CanonicalSettings() ([]byte, error) {
 func (s *Streamed) Close() error { return s.f.Close() }
 
 // Scan reads the plan at path once, trial by trial, keeping only compact
-// state (a 64-bit hash per attempt folder), and reports whether it can
+// state (a 32-bit fingerprint per attempt folder), and reports whether it can
 // vouch for it: Parse would find no error and no finding under /trials,
 // and the trials are in the one shape a streamed import handles. It
 // declines (false) whenever it is not sure: a file over MaxPlanSize or
@@ -69,7 +70,7 @@ func (s *Streamed) Close() error { return s.f.Close() }
 // (task, repeat) order or attempts out of ascending retry order, a task
 // holding a byte up to '#', a string with an escape, a number not written
 // as a plain integer, a control character, a secret the scanner knows, a
-// path rule, a duplicate folder (or a hash collision), no trials, or a
+// path rule, a duplicate folder, no trials, or a
 // head over MaxStreamHead. The caller then loads the plan (Load), which
 // gives the exact findings. opts.Strict and opts.AllowExecution decline.
 func Scan(path string, opts Options) (*Streamed, bool) {
@@ -130,7 +131,7 @@ func (s *Streamed) scan(opts Options) bool {
 	if _, err := d.Next(); err != io.EOF || !seenTrials || s.trials == 0 {
 		return false
 	}
-	return s.checkHead(size, opts)
+	return s.confirmDirs() && s.checkHead(size, opts)
 }
 
 // scanTrials checks every trial as the rules of Parse would, declining on
@@ -139,7 +140,10 @@ func (s *Streamed) scanTrials(d *jsonscan.Decoder, opts Options) bool {
 	var t, prev Trial
 	var fp maphash.Hash
 	fp.SetSeed(s.seed)
-	var dirs [256][]uint64 // hashes of the folders, bucketed by top byte
+	// Folders are kept as 32-bit fingerprints in 4,096 buckets by 12
+	// more bits of the hash: 4 bytes an attempt. A repeated fingerprint
+	// is confirmed by reading the folders again (confirmDirs).
+	var dirs [dirBuckets][]uint32
 	scanned := func(v string) bool {
 		return termsafe.Contains(v) || opts.Scanner != nil && len(opts.Scanner.Scan("", v)) > 0
 	}
@@ -161,23 +165,68 @@ func (s *Streamed) scanTrials(d *jsonscan.Decoder, opts Options) bool {
 			if safefs.CheckRel(a.Dir) != nil || scanned(a.Dir) {
 				return false
 			}
-			h := maphash.String(s.seed, a.Dir)
-			dirs[h>>56] = append(dirs[h>>56], h)
+			b, fp := s.dirKey(a.Dir)
+			dirs[b] = append(dirs[b], fp)
 		}
 		fingerprintTrial(&fp, &t)
 		s.trials++
 		prev.Task, prev.Repeat = t.Task, t.Repeat
 	}
 	s.fingerprint = fp.Sum64()
-	for _, b := range dirs {
-		slices.Sort(b)
-		for i := 1; i < len(b); i++ {
-			if b[i] == b[i-1] {
-				return false // a duplicate_dir, or a collision: Load decides
+	for b := range dirs {
+		slices.Sort(dirs[b])
+		for i := 1; i < len(dirs[b]); i++ {
+			if dirs[b][i] == dirs[b][i-1] {
+				if s.collisions == nil {
+					s.collisions = map[uint64]bool{}
+				}
+				s.collisions[uint64(b)<<32|uint64(dirs[b][i])] = true
+			}
+		}
+		dirs[b] = nil
+	}
+	return true
+}
+
+// dirBuckets is the number of buckets of folder fingerprints.
+const dirBuckets = 1 << 12
+
+// dirKey is a folder's bucket and fingerprint.
+func (s *Streamed) dirKey(dir string) (bucket int, fp uint32) {
+	h := maphash.String(s.seed, dir)
+	return int(h >> (64 - 12)), uint32(h)
+}
+
+// confirmDirs reads the trials again and compares exactly the folders
+// whose fingerprints were seen twice: false when two are the same folder
+// (duplicate_dir, which Load reports).
+func (s *Streamed) confirmDirs() bool {
+	if len(s.collisions) == 0 {
+		return true
+	}
+	d := jsonscan.NewDecoder(io.NewSectionReader(s.f, s.start, s.end-s.start), jsonscan.Options{MaxDepth: MaxDepth})
+	if k, err := d.Next(); err != nil || k != jsonscan.BeginArray {
+		return false
+	}
+	seen := map[string]bool{}
+	var t Trial
+	for {
+		ok, more, err := readTrial(d, &t, t.Task)
+		if err != nil || !ok {
+			return false
+		}
+		if !more {
+			return true
+		}
+		for _, a := range t.Attempts {
+			if b, fp := s.dirKey(a.Dir); s.collisions[uint64(b)<<32|uint64(fp)] {
+				if seen[a.Dir] {
+					return false
+				}
+				seen[a.Dir] = true
 			}
 		}
 	}
-	return true
 }
 
 // checkHead parses the plan without its trials, one stand-in trial in

@@ -155,3 +155,25 @@ func TestScanSeedsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestScanFingerprintCollision: folders whose fingerprints match are
+// compared exactly, so distinct folders that collide still stream.
+func TestScanFingerprintCollision(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plan.json")
+	if err := os.WriteFile(path, []byte(scanSeedPlan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := Scan(path, Options{})
+	if !ok {
+		t.Fatal("declined the seed plan")
+	}
+	defer s.Close()
+	s.collisions = map[uint64]bool{}
+	for _, dir := range []string{"j/a0", "j/b2"} {
+		b, fp := s.dirKey(dir)
+		s.collisions[uint64(b)<<32|uint64(fp)] = true
+	}
+	if !s.confirmDirs() {
+		t.Error("distinct folders with matching fingerprints were taken for a duplicate")
+	}
+}
