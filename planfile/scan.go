@@ -30,7 +30,7 @@ type Streamed struct {
 	f           *os.File
 	start, end  int64 // the trials array's bytes
 	trials      int
-	fingerprint uint64 // of the decoded trials, to see the file change
+	fingerprint uint64          // of the decoded trials, to see the file change
 	collisions  map[uint64]bool // folder fingerprints seen twice
 	seed        maphash.Seed
 	head        *Plan
