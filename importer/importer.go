@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/harbor"
@@ -94,7 +95,7 @@ func (e *PlanUnreadableError) Unwrap() error { return e.Err }
 
 // attemptJob is one attempt to read and judge.
 type attemptJob struct {
-	trial   int
+	tw      *trialWork
 	retry   int
 	dir     string
 	outcome snapshot.AttemptOutcome
@@ -109,6 +110,9 @@ type attemptJob struct {
 	secret error
 	// evidenceWarnings are evidence values dropped for their form.
 	evidenceWarnings []string
+	// readFailed says the read of result.json failed (a streamed import
+	// then asks plan check's folder rules why).
+	readFailed bool
 }
 
 // maxInvalidWarnings bounds the result_invalid warnings kept with their
@@ -119,10 +123,30 @@ const maxInvalidWarnings = 1000
 // Import validates the plan, judges every attempt and writes the snapshot
 // to opts.Out, which must not exist. Nothing is visible at opts.Out unless
 // the whole snapshot was written.
+//
+// A plan Scan vouches for is streamed: its trials are read from the file
+// and from the saved plan.json one at a time, so memory does not grow
+// with the plan. Any other plan, and any import that fails, takes the
+// loaded path (planfile.Load), which decides the report, the findings and
+// the error; the snapshot is the same either way (docs/plan-format.md).
 func Import(ctx context.Context, opts Options) (*Result, error) {
 	if err := safefs.MustNotExist(opts.Out); err != nil {
 		return nil, err
 	}
+	var prior []safefs.Leftover
+	if opts.Transcripts == nil {
+		res, left, err, ok := importStreamed(ctx, opts)
+		if ok {
+			return res, err
+		}
+		prior = left
+	}
+	return importLoaded(ctx, opts, prior)
+}
+
+// importLoaded is the loaded path: the whole plan in memory, as
+// planfile.Load reports it.
+func importLoaded(ctx context.Context, opts Options, prior []safefs.Leftover) (*Result, error) {
 	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
 		Scanner: redact.NewScanner(opts.environ())})
 	if err != nil {
@@ -131,7 +155,7 @@ func Import(ctx context.Context, opts Options) (*Result, error) {
 	if plan == nil || planfile.HasErrors(rep.Findings) {
 		return nil, &PlanInvalidError{Report: rep}
 	}
-	return importPlan(ctx, plan, rep, opts)
+	return importPlan(ctx, plan, rep, opts, prior)
 }
 
 // ImportPlan is Import for a plan already loaded and checked by the caller
@@ -145,10 +169,79 @@ func ImportPlan(ctx context.Context, plan *planfile.Plan, opts Options) (*Result
 	if !rep.Valid {
 		return nil, &PlanInvalidError{Report: rep}
 	}
-	return importPlan(ctx, plan, rep, opts)
+	return importPlan(ctx, plan, rep, opts, nil)
 }
 
-func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, opts Options) (res *Result, err error) {
+// errDecline stops a streamed import that met something only the loaded
+// path reports exactly.
+var errDecline = errors.New("the streamed import declined")
+
+// importStreamed imports a plan planfile.Scan vouches for. ok is false
+// when it declined, before or during the run, or failed in a way the
+// loaded path must decide: nothing is left at opts.Out, and left holds
+// the stale temporary folders its writer found, for the loaded path's
+// warnings. Cancellation is final (ok true).
+func importStreamed(ctx context.Context, opts Options) (res *Result, left []safefs.Leftover, err error, ok bool) {
+	if fi, err := os.Stat(opts.Root); err != nil || !fi.IsDir() {
+		return nil, nil, nil, false // root_invalid
+	}
+	scanner := redact.NewScanner(opts.environ())
+	sp, ok := planfile.Scan(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat, Scanner: scanner})
+	if !ok {
+		return nil, nil, nil, false
+	}
+	defer sp.Close()
+	head := sp.Head()
+	if checkPlanIdentity(scanner, head) != nil {
+		return nil, nil, nil, false
+	}
+	settings, err := sp.CanonicalSettings()
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	verified := harbor.IsValidated(head.Source.Revision)
+	w, err := snapshot.CreateStreamed(opts.Out, snapshot.Options{FormatVerified: verified, OutcomeRules: outcome.RulesVersion, Scanner: scanner})
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	res, err = func() (*Result, error) {
+		if err := w.WritePlan(planSummary(head), settings, sp.WriteCanonical); err != nil {
+			return nil, err
+		}
+		plan, err := w.OpenPlan()
+		if err != nil {
+			return nil, err
+		}
+		defer plan.Close()
+		run := newRun(opts, head, verified, scanner, w)
+		run.total = sp.Trials()
+		run.found = slices.Clone(sp.Findings())
+		run.dirs = planfile.NewDirChecker(opts.Root)
+		source := func(each func(planfile.Trial) error) error { return planfile.ReadCanonicalTrials(plan, each) }
+		return run.judge(ctx, source)
+	}()
+	if err == nil {
+		return res, nil, nil, true
+	}
+	w.Abort()
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err(), true
+	}
+	return nil, w.Leftovers(), nil, false
+}
+
+// planSummary is what the snapshot's manifest takes from the plan.
+func planSummary(p *planfile.Plan) snapshot.PlanSummary {
+	var s snapshot.PlanSummary
+	s.Name, s.Split, s.Trainable = p.Name, p.Split, p.Trainable
+	s.Source.Format, s.Source.Revision = p.Source.Format, p.Source.Revision
+	s.Checkpoint = snapshot.Checkpoint{Ref: p.Checkpoint.Ref, ServedAs: p.Checkpoint.ServedAs}
+	s.Protocol.DatasetDigest, s.Protocol.VerifierDigest = p.Protocol.DatasetDigest, p.Protocol.VerifierDigest
+	s.Protocol.EnvironmentDigest, s.Protocol.HarnessDigest = p.Protocol.EnvironmentDigest, p.Protocol.HarnessDigest
+	return s
+}
+
+func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, opts Options, prior []safefs.Leftover) (res *Result, err error) {
 	env := opts.environ()
 	scanner := redact.NewScanner(env)
 	if opts.Transcripts != nil {
@@ -166,152 +259,297 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	if err != nil {
 		return nil, err
 	}
+	planJSON = nil
 	defer func() {
 		if err != nil {
 			w.Abort()
 		}
 	}()
-
-	res = &Result{Dir: opts.Out, Warnings: []Warning{}, Skipped: []Warning{}}
-	for _, l := range w.Leftovers() {
-		res.Warnings = append(res.Warnings, Warning{"stale_temp", l.Message()})
-	}
-	if !verified {
-		res.Warnings = append(res.Warnings, Warning{"revision_unverified",
-			fmt.Sprintf("Harbor revision %s is not a validated format; the snapshot records format_verified: false", plan.Source.Revision)})
-	}
-	for _, f := range rep.Findings {
-		if f.Severity != planfile.SeverityError && f.Code != "revision_unverified" {
-			res.Warnings = append(res.Warnings, Warning{f.Code, f.Pointer + ": " + f.Message})
-		}
-	}
+	run := newRun(opts, plan, verified, scanner, w)
+	run.prior = prior
+	run.found = rep.Findings
 
 	trials := slices.Clone(plan.Trials)
 	slices.SortFunc(trials, func(a, b planfile.Trial) int {
 		return snapshot.CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat)
 	})
-	workers := opts.Workers
+	run.total = len(trials)
+	if opts.Transcripts != nil {
+		if run.tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root, scanner); err != nil {
+			return nil, err
+		}
+		defer run.tr.close()
+		run.trials = trials
+	}
+	source := func(each func(planfile.Trial) error) error {
+		for _, t := range trials {
+			t.Attempts = sortedAttempts(t)
+			if err := each(t); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return run.judge(ctx, source)
+}
+
+// importRun is one import's judging and its warnings.
+type importRun struct {
+	opts     Options
+	plan     *planfile.Plan // the plan's fields; its trials are not used
+	verified bool
+	scanner  *redact.Scanner
+	w        *snapshot.Writer
+	tr       *transcriber
+	trials   []planfile.Trial // for the transcripts, canonical order
+	total    int
+
+	prior []safefs.Leftover
+	// found are the plan's findings; a streamed import adds those of the
+	// folders it could not read (dirs).
+	found []planfile.Finding
+	dirs  *planfile.DirChecker
+
+	later                                     []Warning // per-attempt warnings, in canonical order
+	unknown, invalid, mismatched, badEvidence int
+	done                                      int
+}
+
+func newRun(opts Options, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
+	return &importRun{opts: opts, plan: plan, verified: verified, scanner: scanner, w: w}
+}
+
+// windowTrials bounds the trials in flight between the reader of the
+// plan and the writer of observations, per worker.
+const windowTrials = 64
+
+// judge reads and judges the trials source yields (canonical order,
+// attempts by ascending retry) and finishes the snapshot. Workers keep
+// reading while observations are written, in order, by this goroutine; at
+// most windowTrials × workers trials are held.
+func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Trial) error) error) (*Result, error) {
+	workers := r.opts.Workers
 	if workers <= 0 {
 		workers = min(4*runtime.GOMAXPROCS(0), 32)
 	}
-
-	root, err := safefs.OpenRoot(opts.Root)
+	root, err := safefs.OpenRoot(r.opts.Root)
 	if err != nil {
 		return nil, err
 	}
 	defer root.Close()
-	bufs := make([][]byte, workers)
 
-	var unknown, invalid, mismatched, badEvidence int
-	var tr *transcriber
-	if opts.Transcripts != nil {
-		if tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root, scanner); err != nil {
-			return nil, err
-		}
-		defer tr.close()
-	}
-	// Judge trials in chunks: reads inside a chunk run in parallel, and
-	// observations are emitted in canonical order after each chunk, so
-	// memory stays bounded by the chunk, not by the job.
-	const chunkAttempts = 512
-	done := 0
-	for start := 0; start < len(trials); {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		end, n := start, 0
-		var jobs []*attemptJob
-		for end < len(trials) && (n == 0 || n+len(trials[end].Attempts) <= chunkAttempts) {
-			atts := sortedAttempts(trials[end])
-			for _, a := range atts {
-				jobs = append(jobs, &attemptJob{trial: end, retry: a.Retry, dir: a.Dir})
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	window := make(chan *trialWork, windowTrials*workers)
+	jobs := make(chan *attemptJob, 4*workers)
+	var wg sync.WaitGroup
+	var srcErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(window)
+		defer close(jobs)
+		srcErr = source(func(t planfile.Trial) error {
+			// Err is polled as well as Done watched: a context may report
+			// cancellation before it closes Done.
+			if err := parent.Err(); err != nil {
+				return err
 			}
-			n += len(atts)
-			end++
-		}
-		runJobs(ctx, jobs, root, bufs, scanner)
-		// runJobs stops handing out work when ctx is cancelled, so a
-		// cancelled chunk holds unjudged attempts: report the cancellation,
-		// never an observation built from them.
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		j := 0
-		for i := start; i < end; i++ {
-			t := trials[i]
-			k := len(t.Attempts)
-			if k > 0 {
-				obs := observation(t, jobs[j:j+k])
-				for _, job := range jobs[j : j+k] {
-					if job.secret != nil {
-						var ie *redact.IdentityError
-						if errors.As(job.secret, &ie) {
-							ie.Where = fmt.Sprintf("trial %s retry %d %s/%s", t.ID(), job.retry, job.dir, ResultFile)
-						}
-						return nil, job.secret
+			tw := &trialWork{t: t, jobs: make([]attemptJob, len(t.Attempts))}
+			tw.wg.Add(len(t.Attempts))
+			for i, a := range t.Attempts {
+				tw.jobs[i] = attemptJob{retry: a.Retry, dir: a.Dir, tw: tw}
+			}
+			select {
+			case window <- tw:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			for i := range tw.jobs {
+				select {
+				case jobs <- &tw.jobs[i]:
+				case <-ctx.Done():
+					// Unread attempts are never judged: the consumer sees
+					// the cancellation and writes nothing from them.
+					for range tw.jobs[i:] {
+						tw.wg.Done()
 					}
-					for _, msg := range job.evidenceWarnings {
-						if badEvidence++; badEvidence <= maxInvalidWarnings {
-							res.Warnings = append(res.Warnings, Warning{"evidence_invalid",
-								fmt.Sprintf("trial %s retry %d: %s/%s: %s", t.ID(), job.retry, job.dir, ResultFile, msg)})
-						}
-					}
-					unknown += job.unknown
-					// Identity comes from the plan only, but a result that
-					// names another task usually means a wrong dir.
-					if job.taskName != "" && job.taskName != t.Task {
-						if mismatched++; mismatched <= maxInvalidWarnings {
-							res.Warnings = append(res.Warnings, Warning{"task_mismatch",
-								fmt.Sprintf("trial %s retry %d: %s/result.json names task %q, the plan says %q; the plan decides, so check that dir", t.ID(), job.retry, job.dir, job.taskName, t.Task)})
-						}
-					}
-					if job.invalid == "" {
-						continue
-					}
-					if invalid++; invalid <= maxInvalidWarnings {
-						res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
-							fmt.Sprintf("trial %s retry %d is unscored: %s", t.ID(), job.retry, job.invalid)})
-					}
-				}
-				if err := w.Add(obs); err != nil {
-					return nil, fmt.Errorf("trial %s: %w", t.ID(), err)
+					return ctx.Err()
 				}
 			}
-			j += k
-			done++
-			if opts.Progress != nil {
-				opts.Progress(done, len(trials))
+			return nil
+		})
+	}()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for j := range jobs {
+				judgeAttempt(j, root, &buf, r.scanner)
+				j.tw.wg.Done()
 			}
-		}
-		start = end
+		}()
 	}
-	if err := ctx.Err(); err != nil {
+	for tw := range window {
+		tw.wg.Wait()
+		// A cancelled run holds unjudged attempts: report the
+		// cancellation, never an observation built from them.
+		if err = parent.Err(); err != nil {
+			break
+		}
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		if err = r.emit(tw); err != nil {
+			break
+		}
+	}
+	cancel()
+	for range window {
+	}
+	wg.Wait()
+	if err != nil {
 		return nil, err
 	}
-	if mismatched > maxInvalidWarnings {
+	if err := parent.Err(); err != nil {
+		return nil, err
+	}
+	if srcErr != nil {
+		return nil, srcErr
+	}
+	return r.finish(parent)
+}
+
+// trialWork is one trial in flight: its attempts are judged by the
+// workers, and wg is done when all are.
+type trialWork struct {
+	t    planfile.Trial
+	jobs []attemptJob
+	wg   sync.WaitGroup
+}
+
+// emit writes one judged trial's observation and collects its warnings.
+func (r *importRun) emit(tw *trialWork) error {
+	t, jobs := tw.t, tw.jobs
+	if err := r.w.PlanTrial(t.Task, t.Repeat); err != nil {
+		return err
+	}
+	if len(jobs) > 0 {
+		for k := range jobs {
+			job := &jobs[k]
+			if job.readFailed && r.dirs != nil {
+				if err := r.checkDir(job, k); err != nil {
+					return err
+				}
+			}
+		}
+		obs := observation(t, jobs)
+		for k := range jobs {
+			job := &jobs[k]
+			if job.secret != nil {
+				var ie *redact.IdentityError
+				if errors.As(job.secret, &ie) {
+					ie.Where = fmt.Sprintf("trial %s retry %d %s/%s", t.ID(), job.retry, job.dir, ResultFile)
+				}
+				return job.secret
+			}
+			for _, msg := range job.evidenceWarnings {
+				if r.badEvidence++; r.badEvidence <= maxInvalidWarnings {
+					r.later = append(r.later, Warning{"evidence_invalid",
+						fmt.Sprintf("trial %s retry %d: %s/%s: %s", t.ID(), job.retry, job.dir, ResultFile, msg)})
+				}
+			}
+			r.unknown += job.unknown
+			// Identity comes from the plan only, but a result that
+			// names another task usually means a wrong dir.
+			if job.taskName != "" && job.taskName != t.Task {
+				if r.mismatched++; r.mismatched <= maxInvalidWarnings {
+					r.later = append(r.later, Warning{"task_mismatch",
+						fmt.Sprintf("trial %s retry %d: %s/result.json names task %q, the plan says %q; the plan decides, so check that dir", t.ID(), job.retry, job.dir, job.taskName, t.Task)})
+				}
+			}
+			if job.invalid == "" {
+				continue
+			}
+			if r.invalid++; r.invalid <= maxInvalidWarnings {
+				r.later = append(r.later, Warning{outcome.ReasonResultInvalid,
+					fmt.Sprintf("trial %s retry %d is unscored: %s", t.ID(), job.retry, job.invalid)})
+			}
+		}
+		if err := r.w.Add(obs); err != nil {
+			return fmt.Errorf("trial %s: %w", t.ID(), err)
+		}
+	}
+	r.done++
+	if r.opts.Progress != nil {
+		r.opts.Progress(r.done, r.total)
+	}
+	return nil
+}
+
+// checkDir runs plan check's folder rules on an attempt of a streamed
+// import whose read failed: a dir_missing is the warning Load would have
+// given (the trial's index is its canonical one, which Scan made sure is
+// the file's); any error finding means Load would have refused the plan,
+// so the import declines and the loaded path reports it.
+func (r *importRun) checkDir(job *attemptJob, k int) error {
+	f, bad := r.dirs.Check(job.dir)
+	if !bad {
+		return nil
+	}
+	if f.Severity == planfile.SeverityError {
+		return errDecline
+	}
+	f.Pointer = "/trials/" + strconv.Itoa(r.done) + "/attempts/" + strconv.Itoa(k) + "/dir"
+	r.found = append(r.found, f)
+	return nil
+}
+
+// finish adds the summary warnings, exports transcripts and commits.
+func (r *importRun) finish(ctx context.Context) (*Result, error) {
+	res := &Result{Dir: r.opts.Out, Warnings: []Warning{}, Skipped: []Warning{}}
+	for _, l := range append(slices.Clone(r.prior), r.w.Leftovers()...) {
+		res.Warnings = append(res.Warnings, Warning{"stale_temp", l.Message()})
+	}
+	if !r.verified {
+		res.Warnings = append(res.Warnings, Warning{"revision_unverified",
+			fmt.Sprintf("Harbor revision %s is not a validated format; the snapshot records format_verified: false", r.plan.Source.Revision)})
+	}
+	if r.dirs != nil {
+		planfile.SortFindings(r.found)
+	}
+	for _, f := range r.found {
+		if f.Severity != planfile.SeverityError && f.Code != "revision_unverified" {
+			res.Warnings = append(res.Warnings, Warning{f.Code, f.Pointer + ": " + f.Message})
+		}
+	}
+	res.Warnings = append(res.Warnings, r.later...)
+	if r.mismatched > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"task_mismatch",
-			fmt.Sprintf("%d more attempts' result.json name a task other than the plan's", mismatched-maxInvalidWarnings)})
+			fmt.Sprintf("%d more attempts' result.json name a task other than the plan's", r.mismatched-maxInvalidWarnings)})
 	}
-	if badEvidence > maxInvalidWarnings {
+	if r.badEvidence > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"evidence_invalid",
-			fmt.Sprintf("%d more evidence values of the wrong form were recorded as null", badEvidence-maxInvalidWarnings)})
+			fmt.Sprintf("%d more evidence values of the wrong form were recorded as null", r.badEvidence-maxInvalidWarnings)})
 	}
-	if invalid > maxInvalidWarnings {
+	if r.invalid > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
-			fmt.Sprintf("%d more attempts are unscored because their result.json could not be read (reason result_invalid in observations.jsonl)", invalid-maxInvalidWarnings)})
+			fmt.Sprintf("%d more attempts are unscored because their result.json could not be read (reason result_invalid in observations.jsonl)", r.invalid-maxInvalidWarnings)})
 	}
-	if unknown > 0 {
+	if r.unknown > 0 {
 		res.Warnings = append(res.Warnings, Warning{"unknown_fields",
-			fmt.Sprintf("%d fields unknown to this tpctl were ignored in result.json files (newer Harbor output)", unknown)})
+			fmt.Sprintf("%d fields unknown to this tpctl were ignored in result.json files (newer Harbor output)", r.unknown)})
 	}
-	if tr != nil {
-		skipped, err := tr.export(ctx, trials, w)
+	if r.tr != nil {
+		skipped, err := r.tr.export(ctx, r.trials, r.w)
 		if err != nil {
 			return nil, err
 		}
 		res.Skipped = skipped
 	}
-	m, err := w.Commit()
+	m, err := r.w.Commit()
 	if err != nil {
 		return nil, err
 	}
@@ -330,32 +568,6 @@ func sortedAttempts(t planfile.Trial) []planfile.Attempt {
 	atts := slices.Clone(t.Attempts)
 	slices.SortFunc(atts, func(a, b planfile.Attempt) int { return cmp.Compare(a.Retry, b.Retry) })
 	return atts
-}
-
-// runJobs reads and judges attempts with a bounded pool; each worker
-// reuses one read buffer (bufs[w]) across chunks.
-func runJobs(ctx context.Context, jobs []*attemptJob, root *safefs.Root, bufs [][]byte, scanner *redact.Scanner) {
-	ch := make(chan *attemptJob)
-	done := make(chan struct{})
-	workers := min(len(bufs), len(jobs))
-	for w := range workers {
-		go func() {
-			for j := range ch {
-				judgeAttempt(j, root, &bufs[w], scanner)
-			}
-			done <- struct{}{}
-		}()
-	}
-	for _, j := range jobs {
-		if ctx.Err() != nil {
-			break
-		}
-		ch <- j
-	}
-	close(ch)
-	for range workers {
-		<-done
-	}
 }
 
 // maxKeptBuffer is the largest read buffer a worker keeps for the next
@@ -385,6 +597,7 @@ func judgeAttempt(j *attemptJob, root *safefs.Root, buf *[]byte, scanner *redact
 		*buf = data[:0]
 	}
 	if err != nil {
+		j.readFailed = true
 		var pe *safefs.PathError
 		if (errors.As(err, &pe) && pe.Code == safefs.CodeMissing) || errors.Is(err, fs.ErrNotExist) {
 			set(outcome.Missing())
@@ -486,8 +699,8 @@ func checkPlanIdentity(s *redact.Scanner, p *planfile.Plan) error {
 
 // observation builds a trial's observation from its attempts (ascending
 // retry); the highest retry is the current result.
-func observation(t planfile.Trial, jobs []*attemptJob) snapshot.Observation {
-	cur := jobs[len(jobs)-1]
+func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
+	cur := &jobs[len(jobs)-1]
 	outs := make([]snapshot.AttemptOutcome, len(jobs))
 	for i, j := range jobs {
 		outs[i] = j.outcome

@@ -315,20 +315,6 @@ func TestRedactorLabel(t *testing.T) {
 	}
 }
 
-func TestSoftMemoryLimit(t *testing.T) {
-	for _, tt := range []struct{ size, want int64 }{
-		{0, MinMemoryLimit},
-		{1 << 20, MinMemoryLimit},
-		{8 << 20, MinMemoryLimit},
-		{12 << 20, 44 << 20},
-		{100 << 20, 308 << 20},
-	} {
-		if got := SoftMemoryLimit(tt.size); got != tt.want {
-			t.Errorf("SoftMemoryLimit(%d) = %d; want %d", tt.size, got, tt.want)
-		}
-	}
-}
-
 // TestTranscriptsLegacyLitellm: an attempt whose only transcript is the
 // legacy litellm JSONL is reported as skipped, with the reason.
 func TestTranscriptsLegacyLitellm(t *testing.T) {
@@ -374,8 +360,8 @@ func (c *cancelAfter) Err() error {
 // nothing at --out.
 func TestImportCancelledMidChunk(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "snap")
-	// Err call 1 is the chunk check, call 2 lets the first attempt be
-	// handed out, call 3 stops the pool with the rest unjudged.
+	// Err calls 1 and 2 let the first trials be handed out and judged,
+	// call 3 stops the run with the rest unjudged.
 	ctx := &cancelAfter{Context: context.Background(), n: 3}
 	_, err := Import(ctx, Options{PlanPath: filepath.Join(exampleRoot, "import-plan.json"), Root: exampleRoot, Out: out, Workers: 1})
 	if !errors.Is(err, context.Canceled) {

@@ -79,82 +79,9 @@ const maxExactInt = 1 << 53
 // appendCanonical appends the canonical form of Normalized() to b. ok is
 // false (and b meaningless) when a value needs the slow path.
 func (p *Plan) appendCanonical(b []byte) (_ []byte, ok bool, err error) {
-	str := func(b []byte, s string) ([]byte, bool) {
-		if !utf8.ValidString(s) {
-			return b, false
-		}
-		return jcs.AppendString(b, s), true
-	}
-	num := func(b []byte, n int) ([]byte, bool) {
-		if n > maxExactInt || n < -maxExactInt {
-			return b, false
-		}
-		return strconv.AppendInt(b, int64(n), 10), true
-	}
-	var sub []byte // canonical settings / execution
-	// Members in RFC 8785 order (all names are ASCII, so byte order).
-	b = append(b, `{"checkpoint":{"ref":`...)
-	if b, ok = str(b, p.Checkpoint.Ref); !ok {
+	if b, ok = p.appendCanonicalHead(b); !ok {
 		return nil, false, nil
 	}
-	if p.Checkpoint.ServedAs != "" {
-		b = append(b, `,"served_as":`...)
-		if b, ok = str(b, p.Checkpoint.ServedAs); !ok {
-			return nil, false, nil
-		}
-	}
-	b = append(b, '}')
-	if len(p.Execution) > 0 {
-		if sub, err = jcs.Transform(p.Execution); err != nil {
-			return p.slowOrError()
-		}
-		b = append(b, `,"execution":`...)
-		b = append(b, sub...)
-	}
-	b = append(b, `,"name":`...)
-	if b, ok = str(b, p.Name); !ok {
-		return nil, false, nil
-	}
-	b = append(b, `,"protocol":{"dataset_digest":`...)
-	for i, d := range []struct{ name, val string }{
-		{"", p.Protocol.DatasetDigest},
-		{`,"environment_digest":`, p.Protocol.EnvironmentDigest},
-		{`,"harness_digest":`, p.Protocol.HarnessDigest},
-		{`,"verifier_digest":`, p.Protocol.VerifierDigest},
-	} {
-		if i > 0 {
-			b = append(b, d.name...)
-		}
-		if b, ok = str(b, d.val); !ok {
-			return nil, false, nil
-		}
-	}
-	b = append(b, `},"settings":`...)
-	if len(p.Settings) == 0 {
-		b = append(b, "{}"...)
-	} else {
-		if sub, err = jcs.Marshal(p.Settings); err != nil {
-			// As the slow path reports it.
-			return p.slowOrError()
-		}
-		b = append(b, sub...)
-	}
-	b = append(b, `,"source":{"format":`...)
-	if b, ok = str(b, p.Source.Format); !ok {
-		return nil, false, nil
-	}
-	b = append(b, `,"revision":`...)
-	if b, ok = str(b, p.Source.Revision); !ok {
-		return nil, false, nil
-	}
-	b = append(b, `},"split":`...)
-	if b, ok = str(b, p.Split); !ok {
-		return nil, false, nil
-	}
-	b = append(b, `,"trainable":`...)
-	b = strconv.AppendBool(b, p.Trainable)
-	b = append(b, `,"trials":[`...)
-
 	order := make([]int32, len(p.Trials))
 	for i := range order {
 		order[i] = int32(i)
@@ -174,44 +101,142 @@ func (p *Plan) appendCanonical(b []byte) (_ []byte, ok bool, err error) {
 		}
 		atts = append(atts[:0], t.Attempts...)
 		slices.SortStableFunc(atts, func(a, c Attempt) int { return cmp.Compare(a.Retry, c.Retry) })
-		b = append(b, `{"attempts":[`...)
-		for j, a := range atts {
-			if j > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, `{"dir":`...)
-			if b, ok = str(b, a.Dir); !ok {
-				return nil, false, nil
-			}
-			b = append(b, `,"retry":`...)
-			if b, ok = num(b, a.Retry); !ok {
-				return nil, false, nil
-			}
-			b = append(b, '}')
-		}
-		b = append(b, `],"repeat":`...)
-		if b, ok = num(b, t.Repeat); !ok {
+		if b, ok = appendCanonicalTrial(b, t.Task, t.Repeat, atts); !ok {
 			return nil, false, nil
 		}
-		b = append(b, `,"task":`...)
-		if b, ok = str(b, t.Task); !ok {
-			return nil, false, nil
+	}
+	if b, ok = p.appendCanonicalTail(b); !ok {
+		return nil, false, nil
+	}
+	return b, true, nil
+}
+
+// canonicalString appends s as RFC 8785 does; ok is false for invalid
+// UTF-8, which only the slow path writes as encoding/json would.
+func canonicalString(b []byte, s string) ([]byte, bool) {
+	if !utf8.ValidString(s) {
+		return b, false
+	}
+	return jcs.AppendString(b, s), true
+}
+
+// canonicalInt appends n; ok is false beyond what doubles hold exactly.
+func canonicalInt(b []byte, n int) ([]byte, bool) {
+	if n > maxExactInt || n < -maxExactInt {
+		return b, false
+	}
+	return strconv.AppendInt(b, int64(n), 10), true
+}
+
+// appendCanonicalHead appends the canonical plan up to and including the
+// opening bracket of its trials: every member sorts before "trials" but
+// "version".
+func (p *Plan) appendCanonicalHead(b []byte) (_ []byte, ok bool) {
+	str := canonicalString
+	var sub []byte // canonical settings / execution
+	var err error
+	// Members in RFC 8785 order (all names are ASCII, so byte order).
+	b = append(b, `{"checkpoint":{"ref":`...)
+	if b, ok = str(b, p.Checkpoint.Ref); !ok {
+		return nil, false
+	}
+	if p.Checkpoint.ServedAs != "" {
+		b = append(b, `,"served_as":`...)
+		if b, ok = str(b, p.Checkpoint.ServedAs); !ok {
+			return nil, false
+		}
+	}
+	b = append(b, '}')
+	if len(p.Execution) > 0 {
+		if sub, err = jcs.Transform(p.Execution); err != nil {
+			// The slow path gives the error as it reports it.
+			return nil, false
+		}
+		b = append(b, `,"execution":`...)
+		b = append(b, sub...)
+	}
+	b = append(b, `,"name":`...)
+	if b, ok = str(b, p.Name); !ok {
+		return nil, false
+	}
+	b = append(b, `,"protocol":{"dataset_digest":`...)
+	for i, d := range []struct{ name, val string }{
+		{"", p.Protocol.DatasetDigest},
+		{`,"environment_digest":`, p.Protocol.EnvironmentDigest},
+		{`,"harness_digest":`, p.Protocol.HarnessDigest},
+		{`,"verifier_digest":`, p.Protocol.VerifierDigest},
+	} {
+		if i > 0 {
+			b = append(b, d.name...)
+		}
+		if b, ok = str(b, d.val); !ok {
+			return nil, false
+		}
+	}
+	b = append(b, `},"settings":`...)
+	if len(p.Settings) == 0 {
+		b = append(b, "{}"...)
+	} else {
+		if sub, err = jcs.Marshal(p.Settings); err != nil {
+			return nil, false
+		}
+		b = append(b, sub...)
+	}
+	b = append(b, `,"source":{"format":`...)
+	if b, ok = str(b, p.Source.Format); !ok {
+		return nil, false
+	}
+	b = append(b, `,"revision":`...)
+	if b, ok = str(b, p.Source.Revision); !ok {
+		return nil, false
+	}
+	b = append(b, `},"split":`...)
+	if b, ok = str(b, p.Split); !ok {
+		return nil, false
+	}
+	b = append(b, `,"trainable":`...)
+	b = strconv.AppendBool(b, p.Trainable)
+	return append(b, `,"trials":[`...), true
+}
+
+// appendCanonicalTrial appends one trial, its attempts already in
+// ascending retry order.
+func appendCanonicalTrial(b []byte, task string, repeat int, atts []Attempt) (_ []byte, ok bool) {
+	b = append(b, `{"attempts":[`...)
+	for j, a := range atts {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"dir":`...)
+		if b, ok = canonicalString(b, a.Dir); !ok {
+			return nil, false
+		}
+		b = append(b, `,"retry":`...)
+		if b, ok = canonicalInt(b, a.Retry); !ok {
+			return nil, false
 		}
 		b = append(b, '}')
 	}
+	b = append(b, `],"repeat":`...)
+	if b, ok = canonicalInt(b, repeat); !ok {
+		return nil, false
+	}
+	b = append(b, `,"task":`...)
+	if b, ok = canonicalString(b, task); !ok {
+		return nil, false
+	}
+	return append(b, '}'), true
+}
+
+// appendCanonicalTail closes the trials and the plan.
+func (p *Plan) appendCanonicalTail(b []byte) (_ []byte, ok bool) {
 	version := p.Version
 	if version == 0 {
 		version = 1
 	}
 	b = append(b, `],"version":`...)
-	if b, ok = num(b, version); !ok {
-		return nil, false, nil
+	if b, ok = canonicalInt(b, version); !ok {
+		return nil, false
 	}
-	return append(b, '}'), true, nil
-}
-
-// slowOrError runs the reference path, which gives the error message.
-func (p *Plan) slowOrError() ([]byte, bool, error) {
-	b, err := p.normalizedJSONSlow()
-	return b, true, err
+	return append(b, '}'), true
 }

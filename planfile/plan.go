@@ -11,10 +11,13 @@ import (
 	"github.com/tuneplane/tpctl/redact"
 )
 
-// MaxPlanSize caps the bytes read from a plan file. A 10,000-trial plan is
-// about 1.5 MB, so 32 MiB leaves ample room while a hostile or mistaken
-// input (a 100 MB file, /dev/zero) is refused without being loaded.
-const MaxPlanSize = 32 << 20
+// MaxPlanSize caps the bytes read from a plan file. An indented plan of
+// 1,000,000 trials is about 200 MB, so 256 MiB holds it while a hostile
+// or mistaken input (/dev/zero, a wrong file) is refused without being
+// read. It no longer has to protect an import's memory, which Scan makes
+// independent of the plan's size; it still bounds what Load (plan check,
+// and imports of plans Scan declines) holds: about five times the file.
+const MaxPlanSize = 256 << 20
 
 // MaxDepth caps JSON nesting. A valid plan nests at most five levels plus
 // whatever settings hold; deeper input is refused before it can exhaust

@@ -358,8 +358,8 @@ func TestLoadTooLarge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Sparse: 100 MB of size, no disk and no read.
-	if err := f.Truncate(100 << 20); err != nil {
+	// Sparse: past the cap in size, no disk and no read.
+	if err := f.Truncate(MaxPlanSize + 1); err != nil {
 		t.Fatal(err)
 	}
 	f.Close()

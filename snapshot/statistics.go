@@ -125,40 +125,67 @@ type taskTally struct {
 // statisticsOf computes the statistics from per-task tallies, in the
 // canonical task order.
 func statisticsOf(tasks []taskTally) *Statistics {
+	var acc statsAcc
+	for _, t := range tasks {
+		acc.task(t)
+	}
+	return acc.result()
+}
+
+// statsAcc folds tasks into the statistics one at a time, keeping only
+// sums and a count per (scored, successes): a streamed import of a
+// million tasks holds no list of them. Verify takes the same code.
+type statsAcc struct {
+	clusters stats.ClusterSums
+	nClust   int
+	counted  stats.TaskCounts
+	tasks    int
+	leftOut  map[string]int
+}
+
+func (a *statsAcc) task(t taskTally) {
+	if a.counted == nil {
+		a.counted, a.leftOut = stats.TaskCounts{}, map[string]int{}
+	}
+	a.tasks++
+	scored := t.success + t.failure
+	if scored > 0 {
+		a.clusters.Add(stats.Cluster{Trials: scored, Sum: t.success})
+		a.nClust++
+	}
+	switch {
+	case t.seen < t.planned:
+		a.leftOut[LeftOutRepeatMissing]++
+	case t.infraErr > 0:
+		a.leftOut[LeftOutRepeatInfraError]++
+	case scored < t.planned:
+		a.leftOut[LeftOutRepeatUnscored]++
+	default:
+		a.counted.Add(stats.Task{N: scored, C: t.success})
+	}
+}
+
+func (a *statsAcc) result() *Statistics {
 	st := &Statistics{
 		PassAtK:    KValues{},
 		PassHatK:   KValues{},
 		PassKTasks: PassKTasks{LeftOutReasons: map[string]int{}},
 	}
-	var clusters []stats.Cluster
-	var counted []stats.Task
-	for _, t := range tasks {
-		scored := t.success + t.failure
-		if scored > 0 {
-			clusters = append(clusters, stats.Cluster{Trials: scored, Sum: t.success})
-		}
-		switch {
-		case t.seen < t.planned:
-			st.PassKTasks.LeftOutReasons[LeftOutRepeatMissing]++
-		case t.infraErr > 0:
-			st.PassKTasks.LeftOutReasons[LeftOutRepeatInfraError]++
-		case scored < t.planned:
-			st.PassKTasks.LeftOutReasons[LeftOutRepeatUnscored]++
-		default:
-			counted = append(counted, stats.Task{N: scored, C: t.success})
-		}
+	for k, n := range a.leftOut {
+		st.PassKTasks.LeftOutReasons[k] = n
 	}
-	st.Clusters = len(clusters)
-	st.PassKTasks.Counted = len(counted)
-	st.PassKTasks.LeftOut = len(tasks) - len(counted)
-	if mean, se, _, ok := stats.ClusteredMean(clusters); ok {
+	counted := a.counted.Total()
+	st.Clusters = a.nClust
+	st.PassKTasks.Counted = counted
+	st.PassKTasks.LeftOut = a.tasks - counted
+	if mean, se, _, ok := a.clusters.Result(); ok {
 		lo, hi := stats.Interval95(mean, se)
 		se = stats.Round12(se)
 		st.SuccessRateSEClustered = &se
 		st.SuccessRateCI95Clustered = &[2]float64{stats.Round12(max(0, lo)), stats.Round12(min(1, hi))}
 	}
 	for k := 1; ; k++ {
-		at, hat, ok := stats.PassK(counted, k)
+		at, hat, ok := a.counted.PassK(k)
 		if !ok {
 			break
 		}

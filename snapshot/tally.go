@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/digest"
@@ -45,6 +46,107 @@ type tally struct {
 
 	tasks    []taskTally // one per planned task, canonical order
 	nextTask int         // index into tasks of the current observation's task
+
+	// stream is set when the plan's trials are fed one at a time
+	// (planKey) instead of being read from the plan up front.
+	stream *keyStream
+}
+
+// keyStream is the tally's state when keys arrive in canonical order in
+// lockstep with the observations: only the current task is held, and the
+// cohort digest and statistics are folded in as each task ends.
+type keyStream struct {
+	n      int
+	last   trialKey
+	cur    taskTally
+	reps   []int // the current task's repeats
+	acc    statsAcc
+	cohort hash.Hash
+	buf    []byte // canonical cohort array not yet hashed
+	ids    int    // trial IDs written to it so far
+	id     []byte
+}
+
+// finish ends the last task and returns the cohort digest.
+func (t *tally) finishStream() string {
+	ks := t.stream
+	if ks.n > 0 && ks.reps != nil {
+		t.endTask()
+		ks.reps = nil
+	}
+	ks.cohort.Write(append(ks.buf, ']'))
+	ks.buf = ks.buf[:0]
+	return hex.EncodeToString(ks.cohort.Sum(nil))
+}
+
+// newStreamTally is newTally for a plan whose summary, canonical digest
+// and settings digest the caller computed while writing plan.json; the
+// trials follow through planKey.
+func newStreamTally(p PlanSummary, planDigest, settingsDigest, outcomeRules string) *tally {
+	p.Trials, p.Settings = nil, nil
+	return &tally{
+		plan:         p,
+		planDigest:   planDigest,
+		settings:     settingsDigest,
+		outcomeRules: outcomeRules,
+		attempts:     sha256.New(),
+		exceptions:   map[string]int{},
+		stream:       &keyStream{cohort: sha256.New(), buf: []byte{'['}},
+	}
+}
+
+// planKey adds the next planned trial of a streamed tally. Keys must come
+// in strictly increasing canonical order, each before its observation.
+// The cohort digest sorts trial IDs by their bytes; it is folded per task,
+// which is that order only when no task holds a byte at or below '#'
+// (then "a#…" and "a#b#…" cannot interleave): such a task is refused, and
+// the caller imports the plan the held way.
+func (t *tally) planKey(task string, repeat int) error {
+	ks := t.stream
+	if ks.n > 0 && CompareTrials(ks.last.Task, ks.last.Repeat, task, repeat) >= 0 {
+		return fmt.Errorf("plan trial %q is out of canonical (task, repeat) order or repeated", TrialID(task, repeat))
+	}
+	if ks.n == 0 || ks.cur.task != task {
+		if strings.IndexFunc(task, func(r rune) bool { return r <= '#' }) >= 0 || !utf8.ValidString(task) {
+			return fmt.Errorf("plan trial %q: a task name holding a byte up to '#' or bytes that are not UTF-8 cannot be tallied as a stream", TrialID(task, repeat))
+		}
+		if ks.n > 0 {
+			t.endTask()
+		}
+		ks.cur = taskTally{task: task}
+	}
+	ks.n++
+	ks.last = trialKey{task, repeat}
+	ks.cur.planned++
+	ks.reps = append(ks.reps, repeat)
+	t.counts.Expected++
+	return nil
+}
+
+// endTask folds the current task into the statistics and its trial IDs,
+// sorted by their bytes, into the cohort digest.
+func (t *tally) endTask() {
+	ks := t.stream
+	ks.acc.task(ks.cur)
+	slices.SortFunc(ks.reps, func(a, b int) int {
+		// Decimal strings of non-negative numbers: shorter is not always
+		// smaller ("10" < "2"), so compare the text.
+		var x, y [20]byte
+		return bytes.Compare(strconv.AppendInt(x[:0], int64(a), 10), strconv.AppendInt(y[:0], int64(b), 10))
+	})
+	for _, r := range ks.reps {
+		if ks.ids > 0 {
+			ks.buf = append(ks.buf, ',')
+		}
+		ks.ids++
+		ks.id = strconv.AppendInt(append(append(ks.id[:0], ks.cur.task...), '#'), int64(r), 10)
+		ks.buf = jcs.AppendStringBytes(ks.buf, ks.id)
+		if len(ks.buf) > 32<<10 {
+			ks.cohort.Write(ks.buf)
+			ks.buf = ks.buf[:0]
+		}
+	}
+	ks.reps = ks.reps[:0]
 }
 
 // trialKey is one planned trial; the JSON tags let the plan's trials be
@@ -161,6 +263,9 @@ func cohortDigestOf(keys []trialKey) (string, error) {
 // inPlan reports whether (task, repeat) is a planned trial. Observations
 // arrive in canonical order, so this is a merge against the sorted keys.
 func (t *tally) inPlan(task string, repeat int) bool {
+	if ks := t.stream; ks != nil {
+		return ks.n > 0 && ks.last == trialKey{task, repeat}
+	}
 	for t.next < len(t.keys) && CompareTrials(t.keys[t.next].Task, t.keys[t.next].Repeat, task, repeat) < 0 {
 		t.next++
 	}
@@ -253,11 +358,16 @@ func (t *tally) add(o *Observation) error {
 		t.attempts.Write(t.buf)
 		t.nAttempts++
 	}
-	// The observation is planned, so its task is at or after nextTask.
-	for t.tasks[t.nextTask].task != o.Task {
-		t.nextTask++
+	var task *taskTally
+	if t.stream != nil {
+		task = &t.stream.cur
+	} else {
+		// The observation is planned, so its task is at or after nextTask.
+		for t.tasks[t.nextTask].task != o.Task {
+			t.nextTask++
+		}
+		task = &t.tasks[t.nextTask]
 	}
-	task := &t.tasks[t.nextTask]
 	task.seen++
 	switch o.Status {
 	case StatusSuccess:
@@ -301,6 +411,9 @@ func (t *tally) manifest(formatVerified bool) (*Manifest, error) {
 		return nil, err
 	}
 	round := digest.Bytes(pre)
+	if t.stream != nil && t.cohort == "" {
+		t.cohort = t.finishStream()
+	}
 	c := t.counts
 	c.Missing = c.Expected - t.seen
 	m := &Manifest{
@@ -327,7 +440,11 @@ func (t *tally) manifest(formatVerified bool) (*Manifest, error) {
 	}
 	m.SuccessRate, m.SuccessRateCI95 = Rate(c.Success, c.Scored())
 	m.Coverage, m.CoverageCI95 = Rate(c.Scored(), c.Expected)
-	m.Statistics = statisticsOf(t.tasks)
+	if t.stream != nil {
+		m.Statistics = t.stream.acc.result()
+	} else {
+		m.Statistics = statisticsOf(t.tasks)
+	}
 	if c.Expected > 0 && c.Scored() == c.Expected {
 		m.Label = LabelClean
 	}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -70,6 +71,35 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 	if err != nil {
 		return nil, err
 	}
+	w, err = create(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	w.t = t
+	// plan.json is the canonical form itself plus a newline, written
+	// from canon without an indented copy or an appended copy (canon has
+	// no spare capacity), so a 100,000-trial plan is not held twice.
+	if err := w.writeFile(PlanFile, canon, []byte{'\n'}); err != nil {
+		w.Abort()
+		return nil, err
+	}
+	return w, nil
+}
+
+// CreateStreamed starts a snapshot at dir, which must not exist, whose
+// plan.json the caller writes with WritePlan and whose planned trials it
+// then names one at a time with PlanTrial, so that no copy of the plan is
+// held (a million-trial import). The snapshot is the one Create gives for
+// the same plan.
+func CreateStreamed(dir string, opts Options) (*Writer, error) {
+	if err := safefs.MustNotExist(dir); err != nil {
+		return nil, err
+	}
+	return create(dir, opts)
+}
+
+// create makes the temporary folder and the observations file.
+func create(dir string, opts Options) (w *Writer, err error) {
 	parent, base := filepath.Split(filepath.Clean(dir))
 	if parent == "" {
 		parent = "."
@@ -81,24 +111,108 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("failed to create a temporary folder beside %q: %w", dir, err)
 	}
-	w = &Writer{final: dir, tmp: tmp, opts: opts, t: t, files: map[string]string{}, obsHash: sha256.New(), leftovers: leftovers}
-	defer func() {
-		if err != nil {
-			w.Abort()
-		}
-	}()
-	// plan.json is the canonical form itself plus a newline, written
-	// from canon without an indented copy or an appended copy (canon has
-	// no spare capacity), so a 100,000-trial plan is not held twice.
-	if err := w.writeFile(PlanFile, canon, []byte{'\n'}); err != nil {
-		return nil, err
-	}
+	w = &Writer{final: dir, tmp: tmp, opts: opts, files: map[string]string{}, obsHash: sha256.New(), leftovers: leftovers}
 	w.obsFile, err = os.OpenFile(filepath.Join(tmp, ObservationsFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
+		w.Abort()
 		return nil, err
 	}
 	w.obsBuf = bufio.NewWriterSize(io.MultiWriter(w.obsFile, w.obsHash), 64<<10)
 	return w, nil
+}
+
+// WritePlan writes plan.json of a CreateStreamed snapshot: write must
+// produce the canonical (RFC 8785) form of the normalized plan, which
+// WritePlan ends with the newline and hashes as it passes; each Write is
+// checked by the outgoing-text gate (so a writer should hand over whole
+// trials). head is the plan without its trials and settings its canonical
+// settings object.
+func (w *Writer) WritePlan(head PlanSummary, settings json.RawMessage, write func(io.Writer) error) (err error) {
+	if w.t != nil || w.done {
+		return fmt.Errorf("snapshot writer already has a plan")
+	}
+	f, err := os.OpenFile(filepath.Join(w.tmp, PlanFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("failed to write %s: %w", PlanFile, cerr)
+		}
+	}()
+	sink := &planSink{w: bufio.NewWriterSize(f, 64<<10), h: sha256.New(), scanner: w.opts.Scanner}
+	if err := write(sink); err != nil {
+		return err
+	}
+	// The plan digest is over the canonical bytes, the file's over them
+	// and the newline: the state is cloned rather than hashing twice.
+	state, err := sink.h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return err
+	}
+	planDigest := hex.EncodeToString(sink.h.Sum(nil))
+	fileHash := sha256.New()
+	if err := fileHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return err
+	}
+	fileHash.Write([]byte{'\n'})
+	if err := sink.w.WriteByte('\n'); err != nil {
+		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
+	}
+	if err := sink.w.Flush(); err != nil {
+		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("failed to sync %s: %w", PlanFile, err)
+	}
+	sd, err := SettingsDigest(head.Protocol.EnvironmentDigest, head.Protocol.HarnessDigest, settings)
+	if err != nil {
+		return err
+	}
+	w.files[PlanFile] = hex.EncodeToString(fileHash.Sum(nil))
+	w.t = newStreamTally(head, planDigest, sd, w.opts.OutcomeRules)
+	return nil
+}
+
+// planSink hashes, gates and buffers the canonical plan.
+type planSink struct {
+	w       *bufio.Writer
+	h       hash.Hash
+	scanner *redact.Scanner
+}
+
+func (s *planSink) Write(p []byte) (int, error) {
+	if err := s.scanner.CheckPayload(PlanFile, p); err != nil {
+		return 0, err
+	}
+	s.h.Write(p)
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = fmt.Errorf("failed to write %s: %w", PlanFile, err)
+	}
+	return n, err
+}
+
+// OpenPlan opens the plan.json written so far, for reading back the
+// trials of a streamed import.
+func (w *Writer) OpenPlan() (*os.File, error) {
+	return os.Open(filepath.Join(w.tmp, PlanFile))
+}
+
+// PlanTrial names the next planned trial of a CreateStreamed snapshot, in
+// canonical order, before its observation (if any) is added. For a
+// snapshot from Create it does nothing: the plan named them all.
+func (w *Writer) PlanTrial(task string, repeat int) error {
+	if w.t == nil {
+		return fmt.Errorf("snapshot writer has no plan yet")
+	}
+	if w.t.stream == nil {
+		return nil
+	}
+	if w.sealed != nil || w.done {
+		return fmt.Errorf("snapshot writer is closed to observations")
+	}
+	return w.t.planKey(task, repeat)
 }
 
 // writeFile writes the concatenation of parts as name and records its
@@ -127,6 +241,9 @@ func (w *Writer) Add(o Observation) error {
 	if w.done || w.sealed != nil {
 		return fmt.Errorf("snapshot writer is closed to observations")
 	}
+	if w.t == nil {
+		return fmt.Errorf("snapshot writer has no plan yet")
+	}
 	if err := w.t.add(&o); err != nil {
 		return err
 	}
@@ -153,6 +270,9 @@ func (w *Writer) Add(o Observation) error {
 func (w *Writer) RoundID() (string, error) {
 	if w.done {
 		return "", fmt.Errorf("snapshot writer is closed")
+	}
+	if w.t == nil {
+		return "", fmt.Errorf("snapshot writer has no plan yet")
 	}
 	if w.sealed == nil {
 		m, err := w.t.manifest(w.opts.FormatVerified)

@@ -6,7 +6,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 
 	"github.com/spf13/cobra"
@@ -101,7 +100,6 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 			prog.Phase("saving snapshot", 0, "")
 		}
 	}
-	setImportMemoryLimit(o.plan)
 	res, err := importer.Import(cmd.Context(), opts)
 	a.endProgress()
 	if err != nil {
@@ -139,20 +137,6 @@ func runImport(cmd *cobra.Command, a *app, o importOptions) error {
 		return a.runUpload(cmd.Context(), res.Dir, *upCfg)
 	}
 	return nil
-}
-
-// setImportMemoryLimit applies importer.SoftMemoryLimit unless the user
-// set GOMEMLIMIT: it keeps a 100,000-trial import well under 64 MiB of
-// resident memory (see importer/memory.go).
-func setImportMemoryLimit(plan string) {
-	if os.Getenv("GOMEMLIMIT") != "" {
-		return
-	}
-	var size int64
-	if fi, err := os.Stat(plan); err == nil {
-		size = fi.Size()
-	}
-	debug.SetMemoryLimit(importer.SoftMemoryLimit(size))
 }
 
 // importError maps import failures to exit codes and next steps.
