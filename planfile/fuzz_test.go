@@ -197,7 +197,7 @@ func briefsOf(ps []pending) []string {
 	return out
 }
 
-// FuzzDecodeTree checks the hand-written scanner against encoding/json:
+// FuzzDecodeTree checks the tree decoder (on jsonscan) against encoding/json:
 // it accepts exactly the valid JSON texts (within MaxDepth, valid UTF-8)
 // and builds the same tree.
 func FuzzDecodeTree(f *testing.F) {
