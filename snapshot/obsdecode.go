@@ -70,7 +70,7 @@ func decodeObservationFast(line []byte, o *Observation) bool {
 }
 
 func (d *obsDecoder) fast(line []byte, o *Observation) bool {
-	d.sc.ResetBytes(line)
+	d.sc.Reset(line, jsonscan.Options{})
 	if !d.observation(o) {
 		return false
 	}

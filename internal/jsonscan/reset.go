@@ -2,15 +2,15 @@ package jsonscan
 
 import "io"
 
-// ResetBytes makes d a decoder over data with d's options, as NewBytes
-// does, but keeps the memory d has grown (its container stack and text
-// buffer): a caller decoding many small documents, such as the lines of a
-// JSON Lines file, then allocates nothing per document.
-func (d *Decoder) ResetBytes(data []byte) {
+// Reset makes d a decoder over data, as NewBytes does, keeping the
+// memory d grew (its nesting stack and text buffer), so a caller decoding
+// many small documents can reuse one decoder instead of allocating it
+// and its stack per document.
+func (d *Decoder) Reset(data []byte, opts Options) {
 	*d = Decoder{
 		buf:     data,
 		rerr:    io.EOF,
-		opts:    d.opts,
+		opts:    opts,
 		errOff:  -1,
 		stack:   d.stack[:0],
 		keys:    d.keys[:0],
