@@ -123,7 +123,7 @@ type decoder struct {
 	// lean leaves out what outcome.Judge and the importer never read
 	// (DecodeTrialResultForImport), checking it all the same.
 	lean    bool
-	ignored AgentInfo
+	ignored AgentInfo // where a lean decode walks agent_info
 }
 
 func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
@@ -169,18 +169,20 @@ func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
 // otherwise be allocated again for each of an import's many small files.
 var decoders = sync.Pool{New: func() any { return new(decoder) }}
 
-// maxKeptText is the largest text buffer a pooled decoder keeps.
-const maxKeptText = 64 << 10
+// maxPooledInput is the largest input after which a decoder goes back to
+// the pool: its buffers grow with the text it unescaped, at most the
+// input's size, and a rare big result must not stay pinned.
+const maxPooledInput = 64 << 10
 
 // release returns d to the pool holding nothing of the input or result.
 func (d *decoder) release() {
+	if len(d.data) > maxPooledInput {
+		return
+	}
 	d.s.Reset(nil, scanOpts)
 	d.data, d.res = nil, nil
 	clear(d.pathBuf[:])
 	d.path = nil
-	if cap(d.buf) > maxKeptText {
-		d.buf = nil
-	}
 	d.ignored = AgentInfo{}
 	decoders.Put(d)
 }
@@ -365,7 +367,13 @@ func (d *decoder) badToken(start int64, w want, n int) error {
 		}
 		return d.errAt(start, n, "invalid number: expected a digit, found %s", d.describe(at))
 	}
-	word := map[byte]string{'t': "true", 'f': "false", 'n': "null"}[d.data[start]]
+	word := "null"
+	switch d.data[start] {
+	case 't':
+		word = "true"
+	case 'f':
+		word = "false"
+	}
 	if off == d.end() {
 		return d.errAt(start, n, "unexpected end of input inside %q (the file is truncated)", word)
 	}
