@@ -339,7 +339,7 @@ func TestTranscriptsLegacyLitellm(t *testing.T) {
 }
 
 // cancelAfter is a context whose Err reports cancellation from its n-th
-// call on, so a test can cancel an import in the middle of a chunk
+// call on, so a test can cancel an import in the middle of a run
 // deterministically.
 type cancelAfter struct {
 	context.Context
@@ -354,7 +354,7 @@ func (c *cancelAfter) Err() error {
 	return nil
 }
 
-// TestImportCancelledMidChunk: an interrupt while a chunk is being read
+// TestImportCancelledMidChunk: an interrupt while attempts are being read
 // must end the import as cancelled (exit 130/143 in the CLI), not as an
 // invalid observation built from attempts nobody judged, and must leave
 // nothing at --out.

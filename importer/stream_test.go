@@ -79,6 +79,9 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 		{name: "unverified revision allowed", unverif: true, streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			p["source"].(map[string]any)["revision"] = "0123456789abcdef0123456789abcdef01234567"
 		}},
+		{name: "missing parent", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
+			attemptsOf(trialsOf(p)[11])[0].(map[string]any)["dir"] = "nope/x/y"
+		}},
 		{name: "settings incomplete", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			delete(p, "settings")
 		}},

@@ -557,6 +557,6 @@ func NewDirChecker(root string) *DirChecker {
 // (its Pointer left for the caller), and whether there is one.
 func (c *DirChecker) Check(dir string) (Finding, bool) { return c.w.check(dir) }
 
-// SortFindings sorts findings as Load does: by pointer (indexes as
-// numbers), then code, severity and message.
-func SortFindings(fs []Finding) { sortFindings(fs) }
+// CompareFindings orders two findings as Load sorts them: by pointer
+// (indexes as numbers), then code, severity and message.
+func CompareFindings(a, b Finding) int { return compareFindings(a, b) }

@@ -11,16 +11,18 @@ import (
 // numbers (/trials/2 before /trials/10), then by code, severity and
 // message, so that output is deterministic.
 func sortFindings(fs []Finding) {
-	slices.SortStableFunc(fs, func(a, b Finding) int {
-		if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
-			return c
-		}
-		return cmp.Or(
-			cmp.Compare(a.Code, b.Code),
-			cmp.Compare(a.Severity, b.Severity),
-			cmp.Compare(a.Message, b.Message),
-		)
-	})
+	slices.SortStableFunc(fs, compareFindings)
+}
+
+func compareFindings(a, b Finding) int {
+	if c := comparePointers(a.Pointer, b.Pointer); c != 0 {
+		return c
+	}
+	return cmp.Or(
+		cmp.Compare(a.Code, b.Code),
+		cmp.Compare(a.Severity, b.Severity),
+		cmp.Compare(a.Message, b.Message),
+	)
 }
 
 func comparePointers(a, b string) int {
