@@ -155,10 +155,10 @@ func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
 	if err := d.topLevel(); err != nil {
 		return nil, err
 	}
-	if k, err := d.s.Next(); err != io.EOF {
+	if _, err := d.s.Next(); err != io.EOF {
 		off := d.s.InputOffset()
 		if err == nil {
-			off = d.s.TokenStart(k)
+			off = d.s.Start()
 		}
 		return nil, d.errAt(off, 0, "unexpected %s after the top-level object", d.describe(off))
 	}
@@ -263,7 +263,7 @@ func kindOf(k jsonscan.Kind) Kind {
 
 // wrongType reports a value of the wrong JSON type at the current path.
 func (d *decoder) wrongType(w want, k jsonscan.Kind) error {
-	return d.errAt(d.s.TokenStart(k), len(d.path), "expected %s, found %s", w.name, kindOf(k))
+	return d.errAt(d.s.Start(), len(d.path), "expected %s, found %s", w.name, kindOf(k))
 }
 
 // fail translates an error of Next into this package's message. The
@@ -271,17 +271,17 @@ func (d *decoder) wrongType(w want, k jsonscan.Kind) error {
 // structN when a key, ':' or ',' was, and glueN when a number or literal
 // ran into letters or digits (the value just read).
 func (d *decoder) fail(err error, w want, valueN, structN, glueN int) error {
-	ctx := d.s.Context()
+	ctx := d.s.Expected()
 	if err == io.EOF {
 		var reason string
 		switch ctx {
-		case jsonscan.InValue:
+		case jsonscan.PartValue:
 			return d.errAt(d.end(), valueN, "unexpected end of input: the file is truncated")
-		case jsonscan.InKey:
+		case jsonscan.PartKey:
 			reason = "expected a quoted object key, found end of input (the file is truncated)"
-		case jsonscan.AfterKey:
+		case jsonscan.PartColon:
 			reason = "expected ':' after an object key, found end of input (the file is truncated)"
-		case jsonscan.AfterMember:
+		case jsonscan.PartObjectComma:
 			reason = "expected ',' or '}', found end of input (the file is truncated)"
 		default:
 			reason = "expected ',' or ']', found end of input (the file is truncated)"
@@ -302,23 +302,23 @@ func (d *decoder) fail(err error, w want, valueN, structN, glueN int) error {
 	off := d.s.InputOffset()
 	c := d.data[off]
 	switch ctx {
-	case jsonscan.InValue:
+	case jsonscan.PartValue:
 		if k := jsonscan.StartKind(c, scanOpts); k != jsonscan.Invalid {
-			return d.badToken(off, w, valueN)
+			return d.badToken(err, off, w, valueN)
 		}
 		return d.errAt(off, valueN, "expected a JSON value, found %s", d.describe(off))
-	case jsonscan.InKey:
+	case jsonscan.PartKey:
 		if c == '"' {
-			return d.badToken(off, anyValue, structN)
+			return d.badToken(err, off, anyValue, structN)
 		}
 		return d.errAt(off, structN, "expected a quoted object key, found %s", d.describe(off))
-	case jsonscan.AfterKey:
+	case jsonscan.PartColon:
 		return d.errAt(off, structN, "expected ':' after an object key, found %s", d.describe(off))
 	}
 	if d.glued(off) {
 		return d.errAt(off, glueN, "invalid literal: unexpected %s", d.describe(off))
 	}
-	if ctx == jsonscan.AfterMember {
+	if ctx == jsonscan.PartObjectComma {
 		return d.errAt(off, structN, "expected ',' or '}' after an object member, found %s", d.describe(off))
 	}
 	return d.errAt(off, structN, "expected ',' or ']' after an array element, found %s", d.describe(off))
@@ -333,32 +333,34 @@ func (d *decoder) glued(off int64) bool {
 	return (c == '_' || isAlnum(c)) && off > 0 && isAlnum(d.data[off-1])
 }
 
-// badToken explains the invalid string, number or literal at start.
-func (d *decoder) badToken(start int64, w want, n int) error {
+// badToken explains the invalid string, number or literal at start, where
+// Next failed with err.
+func (d *decoder) badToken(err error, start int64, w want, n int) error {
 	k := kindOf(jsonscan.StartKind(d.data[start], scanOpts))
 	if !w.accepts(k) {
 		return d.errAt(start, n, "expected %s, found %s", w.name, k)
 	}
-	off, flaw := jsonscan.Locate(d.data, start, scanOpts)
+	f, _ := d.s.Fault(err)
+	off := f.Offset
 	switch k {
 	case KindString:
 		switch {
-		case off == d.end():
-		case flaw == jsonscan.FlawString:
+		case f.EOF:
+		case f.Part == jsonscan.PartString:
 			return d.errAt(off, n, "control character 0x%02x inside a string", d.data[off])
-		case flaw == jsonscan.FlawEscape:
+		case f.Part == jsonscan.PartEscape:
 			return d.errAt(off-1, n, "invalid escape %q in string", d.data[off-1:off+1])
-		case flaw == jsonscan.FlawHexEscape:
+		case f.Part == jsonscan.PartUnicode:
 			if b := start + int64(bytes.LastIndexByte(d.data[start:off], '\\')); b+6 <= d.end() {
 				return d.errAt(b, n, `invalid \u escape in string`)
 			}
 		}
 		return d.errAt(d.end(), n, "unterminated string starting at byte %d (the file is truncated)", start)
 	case KindNumber:
-		switch flaw {
-		case jsonscan.FlawFraction:
+		switch f.Part {
+		case jsonscan.PartFraction:
 			return d.errAt(off, n, "invalid number: expected a digit after '.', found %s", d.describe(off))
-		case jsonscan.FlawExponent:
+		case jsonscan.PartExponent:
 			return d.errAt(off, n, "invalid number: expected a digit in the exponent, found %s", d.describe(off))
 		}
 		at := start
@@ -374,7 +376,7 @@ func (d *decoder) badToken(start int64, w want, n int) error {
 	case 'f':
 		word = "false"
 	}
-	if off == d.end() {
+	if f.EOF {
 		return d.errAt(start, n, "unexpected end of input inside %q (the file is truncated)", word)
 	}
 	return d.errAt(start, n, "invalid literal: expected %q, found %s", word, d.describe(start))
@@ -484,7 +486,7 @@ func (d *decoder) raw() (Value, error) {
 	if err != nil {
 		return Value{}, err
 	}
-	start := d.s.TokenStart(k)
+	start := d.s.Start()
 	if err := d.skip(k); err != nil {
 		return Value{}, err
 	}
@@ -522,7 +524,7 @@ func (d *decoder) next(o *members) (key string, ok bool, err error) {
 	if k == jsonscan.EndObject {
 		return "", false, nil
 	}
-	keyAt := d.s.TokenStart(k)
+	keyAt := d.s.Start()
 	if bits.OnesCount64(o.known)+o.seen.len() >= maxMembers {
 		return "", false, d.errAt(keyAt, o.n0, "object has more than %d keys; this is not a Harbor trial result", maxMembers)
 	}
@@ -853,7 +855,7 @@ func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
 	if err != nil || k == jsonscan.Null {
 		return nil, err
 	}
-	start := d.s.TokenStart(k)
+	start := d.s.Start()
 	e := &ExceptionInfo{}
 	var haveType bool
 	o := d.members()
@@ -904,7 +906,7 @@ func (d *decoder) stepResults() error {
 		case err == nil && k == jsonscan.EndArray:
 			d.path = d.path[:n0]
 			return nil
-		case i >= maxMembers && (err == nil || d.s.Context() == jsonscan.InValue):
+		case i >= maxMembers && (err == nil || d.s.Expected() == jsonscan.PartValue):
 			// Harbor writes a handful of steps; the count is checked
 			// right after the comma, before the element.
 			off := prevEnd + int64(bytes.IndexByte(d.data[prevEnd:], ',')) + 1
@@ -914,7 +916,7 @@ func (d *decoder) stepResults() error {
 		case k != jsonscan.BeginObject:
 			return d.wrongType(aStep, k)
 		}
-		s, err := d.step(d.s.TokenStart(k))
+		s, err := d.step(d.s.Start())
 		if err != nil {
 			return err
 		}

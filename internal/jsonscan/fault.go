@@ -17,7 +17,7 @@ const (
 	PartColon                       // the ':' after a member name
 	PartObjectComma                 // ',' or '}' after a member
 	PartArrayComma                  // ',' or ']' after an element
-	PartLiteral                     // true, false, null (Fault.Literal says which)
+	PartLiteral                     // true, false, null; NaN, Infinity with NonFinite (Fault.Literal says which)
 	PartNumber                      // the digit after a '-'
 	PartFraction                    // the digit after a decimal point
 	PartExponent                    // the digits of an exponent
@@ -52,12 +52,12 @@ func (d *Decoder) Fault(err error) (f Fault, ok bool) {
 	}
 	at := d.scanned + int64(d.scanp)
 	if d.scanp >= len(d.buf) { // the input ended between tokens
-		return Fault{Offset: at, EOF: true, Part: d.expected()}, true
+		return Fault{Offset: at, EOF: true, Part: d.Expected()}, true
 	}
 	inToken := d.valueAllowed() ||
 		(d.state == tokenObjectStart || d.state == tokenObjectKey) && d.buf[d.scanp] == '"'
 	if !inToken { // the byte at scanp cannot come next
-		return Fault{Offset: at, Part: d.expected()}, true
+		return Fault{Offset: at, Part: d.Expected()}, true
 	}
 	// The token that starts at scanp failed; scanned on its own, it fails
 	// the same way, and a prefix of it fails only once it holds the byte
@@ -93,8 +93,11 @@ func (d *Decoder) Fault(err error) (f Fault, ok bool) {
 	return f, true
 }
 
-// expected is what the state allows next, between tokens.
-func (d *Decoder) expected() Part {
+// Expected is what the decoder looks for next, between tokens: PartValue,
+// PartKey, PartColon, PartObjectComma or PartArrayComma. After Next failed
+// it is where the failure was (commas and colons before the bad token are
+// already consumed); Fault also says where inside a token.
+func (d *Decoder) Expected() Part {
 	switch d.state {
 	case tokenArrayComma:
 		return PartArrayComma
@@ -130,4 +133,29 @@ func partOf(msg string) (Part, string) {
 		return PartLiteral, lit
 	}
 	return PartValue, ""
+}
+
+// StartKind is the kind of the value whose first byte is c, before it is
+// scanned (Invalid when no value starts with c). With NonFinite, 'N' and
+// 'I' start numbers.
+func StartKind(c byte, opts Options) Kind {
+	switch {
+	case c == '{':
+		return BeginObject
+	case c == '[':
+		return BeginArray
+	case c == '"':
+		return String
+	case c == '-' || c >= '0' && c <= '9':
+		return Number
+	case c == 't':
+		return True
+	case c == 'f':
+		return False
+	case c == 'n':
+		return Null
+	case opts.NonFinite && (c == 'N' || c == 'I'):
+		return Number
+	}
+	return Invalid
 }

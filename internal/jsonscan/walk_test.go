@@ -37,6 +37,19 @@ func TestStart(t *testing.T) {
 			}
 		}
 	}
+
+	// The same, spelt out once.
+	dec := jsonscan.NewBytes([]byte(` { "a" : [ 12 , "x\n" , true , {} ] } `), jsonscan.Options{})
+	var starts []int64
+	for {
+		if _, err := dec.Next(); err != nil {
+			break
+		}
+		starts = append(starts, dec.Start())
+	}
+	if got, want := fmt.Sprint(starts), "[1 3 9 11 16 24 31 32 34 36]"; got != want {
+		t.Errorf("starts %s, want %s", got, want)
+	}
 }
 
 func TestRest(t *testing.T) {
