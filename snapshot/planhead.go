@@ -1,8 +1,11 @@
 package snapshot
 
 import (
+	"bytes"
 	"encoding/json"
-	"strings"
+	"io"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
 
 // decodePlanHead decodes the canonical plan as json.Unmarshal into a
@@ -10,174 +13,172 @@ import (
 // plan's bytes, is walked directly and the rest goes through
 // encoding/json with the array left empty. Whenever the direct walk
 // cannot be sure to match encoding/json (a key that case-folds to a
-// field's name without being it, a duplicate, an escape, a null, a
-// non-integer repeat) the whole plan goes through encoding/json, which
-// decides; FuzzDecodePlanHead checks the two agree.
+// field's name without being it, a duplicate, a null, a non-integer
+// repeat) the whole plan goes through encoding/json, which decides;
+// FuzzDecodePlanHead checks the two agree.
 func decodePlanHead(canon []byte, p *planHead) error {
-	if start, end, ok := topLevelMember(canon, "trials"); ok {
-		if keys, ok := walkTrialKeys(canon[start:end]); ok {
-			head := make([]byte, 0, len(canon)-(end-start)+2)
-			head = append(head, canon[:start]...)
-			head = append(head, "[]"...)
-			head = append(head, canon[end:]...)
-			var h planHead
-			if err := json.Unmarshal(head, &h); err == nil {
-				h.Trials = keys
-				*p = h
-				return nil
-			}
+	if start, end, keys, ok := trialKeys(canon); ok {
+		head := make([]byte, 0, len(canon)-(end-start)+2)
+		head = append(head, canon[:start]...)
+		head = append(head, "[]"...)
+		head = append(head, canon[end:]...)
+		var h planHead
+		if err := json.Unmarshal(head, &h); err == nil {
+			h.Trials = keys
+			*p = h
+			return nil
 		}
 	}
 	*p = planHead{}
 	return json.Unmarshal(canon, p)
 }
 
-// topLevelMember returns the span of the value of the one top-level member
-// named name in valid JSON b, or false when b is not an object, has no
-// such member, or has a key encoding/json might match to it other than
-// name itself (any key that is not plain ASCII, or that equals name but
-// for case), or name twice.
-func topLevelMember(b []byte, name string) (start, end int, ok bool) {
-	w := obsWalker{b: b}
-	if !w.byte('{') {
-		return 0, 0, false
+// trialKeys reads the keys of the trials array of the JSON object canon
+// and returns them with the array's span, or false when canon is not an
+// object, has no trials member or has it twice, or has a key encoding/json
+// might match to it other than "trials" itself (any key that is not plain
+// ASCII, or that equals it but for case), or when walkTrials declines.
+func trialKeys(canon []byte) (start, end int, keys []trialKey, ok bool) {
+	var d jsonscan.Decoder
+	d.Reset(canon, jsonscan.Options{})
+	if k, err := d.Next(); err != nil || k != jsonscan.BeginObject {
+		return 0, 0, nil, false
 	}
 	found := false
-	if w.byte('}') {
-		return 0, 0, false
-	}
 	for {
-		w.ws()
-		key, ok := w.rawString()
-		if !ok || !w.byte(':') {
-			return 0, 0, false
+		k, err := d.Next()
+		if err != nil {
+			return 0, 0, nil, false
 		}
-		k := string(key)
-		for i := 0; i < len(k); i++ {
-			if k[i] >= 0x80 {
-				return 0, 0, false
+		if k == jsonscan.EndObject {
+			break
+		}
+		name := d.Text()
+		isTrials := string(name) == "trials"
+		if !isTrials && (!ascii(name) || bytes.EqualFold(name, []byte("trials"))) {
+			return 0, 0, nil, false
+		}
+		if k, err = d.Next(); err != nil {
+			return 0, 0, nil, false
+		}
+		if !isTrials {
+			if d.Skip(k) != nil {
+				return 0, 0, nil, false
 			}
-		}
-		w.ws()
-		vs := w.i
-		if !w.skipValue() {
-			return 0, 0, false
-		}
-		switch {
-		case k == name:
-			if found {
-				return 0, 0, false
-			}
-			found, start, end = true, vs, w.i
-		case strings.EqualFold(k, name):
-			return 0, 0, false
-		}
-		if w.byte(',') {
 			continue
 		}
-		if !w.byte('}') {
-			return 0, 0, false
+		if found {
+			return 0, 0, nil, false
 		}
-		return start, end, found
+		found, start = true, int(d.Start())
+		if keys, ok = walkTrials(&d, k); !ok {
+			return 0, 0, nil, false
+		}
+		end = int(d.InputOffset())
 	}
+	if _, err := d.Next(); err != io.EOF || !found {
+		return 0, 0, nil, false
+	}
+	return start, end, keys, true
 }
 
-// skipValue moves past one value of valid JSON.
-func (w *obsWalker) skipValue() bool {
-	w.ws()
-	depth := 0
-	for w.i < len(w.b) {
-		c := w.b[w.i]
-		switch c {
-		case '"':
-			w.i++
-			for w.i < len(w.b) && w.b[w.i] != '"' {
-				if w.b[w.i] == '\\' {
-					w.i++
-				}
-				w.i++
-			}
-			if w.i >= len(w.b) {
-				return false
-			}
-			w.i++
-		case '{', '[':
-			depth++
-			w.i++
-		case '}', ']':
-			if depth == 0 {
-				return false
-			}
-			depth--
-			w.i++
-		case ',', ':', ' ', '\t', '\r', '\n':
-			if depth == 0 {
-				return false
-			}
-			w.i++
-		default: // number or literal
-			for w.i < len(w.b) {
-				switch w.b[w.i] {
-				case ',', ']', '}', ' ', '\t', '\r', '\n', ':':
-					goto scalarDone
-				}
-				w.i++
-			}
-		scalarDone:
-		}
-		if depth == 0 {
-			return true
-		}
-	}
-	return false
-}
-
-// walkTrialKeys reads an array of trial objects into keys, or declines.
-func walkTrialKeys(b []byte) ([]trialKey, bool) {
-	w := obsWalker{b: b}
-	if !w.byte('[') {
+// walkTrials reads an array of trial objects, whose first token k was
+// just read, into keys, or declines (ok false) where encoding/json might
+// read them otherwise.
+func walkTrials(d *jsonscan.Decoder, k jsonscan.Kind) (keys []trialKey, ok bool) {
+	if k != jsonscan.BeginArray {
 		return nil, false
 	}
-	keys := []trialKey{}
-	if w.byte(']') {
-		return keys, w.end()
-	}
+	keys = []trialKey{}
 	for {
-		var k trialKey
-		ok := w.object(func(key []byte) (int, bool) {
-			switch string(key) {
-			case "task":
-				return 0, w.str(&k.Task)
-			case "repeat":
-				return 1, w.integer(&k.Repeat)
+		k, err := d.Next()
+		if err != nil {
+			return nil, false
+		}
+		if k == jsonscan.EndArray {
+			return keys, true
+		}
+		if k != jsonscan.BeginObject {
+			return nil, false
+		}
+		var t trialKey
+		var seen uint8 // task 1, repeat 2: a duplicate declines
+		for {
+			if k, err = d.Next(); err != nil {
+				return nil, false
 			}
-			for _, c := range key {
-				if c >= 0x80 {
-					return 0, false
+			if k == jsonscan.EndObject {
+				break
+			}
+			name := d.Text()
+			var member uint8
+			switch string(name) {
+			case "task":
+				member = 1
+			case "repeat":
+				member = 2
+			default:
+				if !ascii(name) || bytes.EqualFold(name, []byte("task")) || bytes.EqualFold(name, []byte("repeat")) {
+					return nil, false
 				}
 			}
-			if strings.EqualFold(string(key), "task") || strings.EqualFold(string(key), "repeat") {
-				return 0, false
+			if seen&member != 0 {
+				return nil, false
 			}
-			// Members the keys do not hold are skipped, as encoding/json
-			// skips them (untracked: their duplicates do not matter).
-			return untracked, w.skipValue()
-		})
-		if !ok {
-			return nil, false
+			seen |= member
+			if k, err = d.Next(); err != nil {
+				return nil, false
+			}
+			switch {
+			case member == 1 && k == jsonscan.String:
+				t.Task = d.String()
+			case member == 2 && k == jsonscan.Number:
+				if t.Repeat, ok = smallInt(d.Raw()); !ok {
+					return nil, false
+				}
+			case member == 0:
+				// Members the keys do not hold are skipped, as
+				// encoding/json skips them (their duplicates do not
+				// matter).
+				if d.Skip(k) != nil {
+					return nil, false
+				}
+			default:
+				return nil, false
+			}
 		}
-		keys = append(keys, k)
-		if w.byte(',') {
-			continue
-		}
-		if !w.byte(']') {
-			return nil, false
-		}
-		return keys, w.end()
+		keys = append(keys, t)
 	}
 }
 
-func (w *obsWalker) end() bool {
-	w.ws()
-	return w.i == len(w.b)
+func ascii(s []byte) bool {
+	for _, c := range s {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// smallInt parses a number token that is an integer of at most 18 digits;
+// encoding/json decodes others into an int otherwise or not at all.
+func smallInt(raw []byte) (int, bool) {
+	digits := raw
+	if len(raw) > 0 && raw[0] == '-' {
+		digits = raw[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(digits) < len(raw) {
+		n = -n
+	}
+	return n, true
 }
