@@ -226,14 +226,6 @@ func TestPointer(t *testing.T) {
 			t.Errorf("AppendPointer(%q) = %q", tc.in, got)
 		}
 	}
-	for _, tc := range []struct {
-		off       int64
-		line, col int
-	}{{0, 1, 1}, {2, 1, 3}, {3, 2, 1}, {5, 2, 3}, {99, 2, 3}} {
-		if l, c := jsonscan.LineCol([]byte("ab\ncd"), tc.off); l != tc.line || c != tc.col {
-			t.Errorf("LineCol(%d) = %d:%d, want %d:%d", tc.off, l, c, tc.line, tc.col)
-		}
-	}
 }
 
 // tokensWith is scanTokens from memory with opts.

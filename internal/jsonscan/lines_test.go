@@ -39,3 +39,14 @@ func TestPositionsMatchNaive(t *testing.T) {
 		}
 	}
 }
+
+// TestPositions pins a few positions by hand: a line's first byte is
+// column 1, a newline ends its line, columns count runes, an offset past
+// the end is clamped.
+func TestPositions(t *testing.T) {
+	got := jsonscan.Positions([]byte("ab\ncé"), []int{99, 0, 2, 3, 6, 4})
+	want := [][2]int{{2, 3}, {1, 1}, {1, 3}, {2, 1}, {2, 3}, {2, 2}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -28,21 +28,3 @@ func AppendPointer(dst []byte, tok string) []byte {
 	}
 	return dst
 }
-
-// LineCol returns the 1-based line and column (in bytes) of offset off in
-// data; an offset past the end is clamped to it.
-func LineCol(data []byte, off int64) (line, col int) {
-	if off > int64(len(data)) {
-		off = int64(len(data))
-	}
-	line, col = 1, 1
-	for _, c := range data[:off] {
-		if c == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
-	return line, col
-}
