@@ -8,9 +8,9 @@ import (
 
 // Positions converts byte offsets in data to 1-based lines and columns,
 // columns counting characters (UTF-8 runes), in one forward pass over
-// the offsets in ascending order: however many offsets
-// there are, data is scanned once (counting each column from the start of
-// its line made a document written on one line cost O(offsets × size)).
+// the offsets in ascending order: however many offsets there are, data is
+// scanned once (counting each column from the start of its line made a
+// document written on one line cost O(offsets × size)).
 // pos[i] belongs to offs[i]; offsets past the end are clamped to it.
 func Positions(data []byte, offs []int) (pos [][2]int) {
 	order := make([]int, len(offs))
