@@ -99,12 +99,12 @@ func (c *canonicalizer) off() int { return int(c.sc.InputOffset()) }
 func (c *canonicalizer) run() error {
 	k, err := c.sc.Next()
 	if err != nil {
-		return c.valueError(0)
+		return c.fail(err)
 	}
 	if err := c.write(k, 0); err != nil {
 		return err
 	}
-	if end := c.skipWS(c.off()); end != len(c.in) {
+	if end, more := c.sc.Rest(); more {
 		return fmt.Errorf("jcs: data after the JSON value at offset %d", end)
 	}
 	return nil
@@ -141,7 +141,7 @@ func (c *canonicalizer) text() (text, quoted []byte, err error) {
 		return body, raw, nil
 	}
 	// The scanner decodes a lone surrogate as U+FFFD; I-JSON refuses it.
-	if err := c.stringError(c.off() - len(raw)); err != nil {
+	if err := c.surrogateError(c.off()-len(raw), c.off()-1); err != nil {
 		return nil, nil, err
 	}
 	return c.sc.Text(), nil, nil
@@ -158,24 +158,24 @@ func (c *canonicalizer) emitText(text, quoted []byte) {
 
 func (c *canonicalizer) array(depth int) error {
 	c.emit('[')
-	open := c.off()
-	if depth+1 > MaxDepth {
-		// No element fits: only an empty array is left.
-		if q := c.skipWS(open); q == len(c.in) || c.in[q] != ']' {
-			return c.errAt(q, "nesting deeper than %d", MaxDepth)
-		}
-	}
 	k, err := c.sc.Next()
+	if depth+1 > MaxDepth && (err != nil || k != jsonscan.EndArray) {
+		// No element fits: only an empty array is left.
+		at := c.failedAt(err)
+		if err == nil {
+			at = int(c.sc.Start())
+		}
+		return c.errAt(at, "nesting deeper than %d", MaxDepth)
+	}
 	if err != nil {
-		return c.valueError(open)
+		return c.fail(err)
 	}
 	for k != jsonscan.EndArray {
 		if err := c.write(k, depth+1); err != nil {
 			return err
 		}
-		end := c.off()
 		if k, err = c.sc.Next(); err != nil {
-			return c.afterElementError(end)
+			return c.fail(err)
 		}
 		if k != jsonscan.EndArray {
 			c.emit(',')
@@ -186,10 +186,9 @@ func (c *canonicalizer) array(depth int) error {
 }
 
 func (c *canonicalizer) object(depth int) error {
-	open := c.off()
 	k, err := c.sc.Next()
 	if err != nil {
-		return c.keyError(c.skipWS(open))
+		return c.fail(err)
 	}
 	if k == jsonscan.EndObject {
 		c.emit('{', '}')
@@ -214,19 +213,22 @@ func (c *canonicalizer) object(depth int) error {
 		start := c.size()
 		c.emitText(key, quoted)
 		c.emit(':')
-		if depth+1 > MaxDepth {
-			return c.memberValueError(afterKey, true)
+		k, err = c.sc.Next()
+		if depth+1 > MaxDepth && (err == nil || c.sc.Expected() != jsonscan.PartColon) {
+			// The ':' was read: the value, whatever it is, is one level
+			// too deep. Only white space lies between the name and ':'.
+			colon := afterKey + bytes.IndexByte(c.in[afterKey:], ':')
+			return c.errAt(colon+1, "nesting deeper than %d", MaxDepth)
 		}
-		if k, err = c.sc.Next(); err != nil {
-			return c.memberValueError(afterKey, false)
+		if err != nil {
+			return c.fail(err)
 		}
 		if err := c.write(k, depth+1); err != nil {
 			return err
 		}
 		c.spans = append(c.spans, span{key: key, start: start, end: c.size()})
-		end := c.off()
 		if k, err = c.sc.Next(); err != nil {
-			return c.afterMemberError(end)
+			return c.fail(err)
 		}
 		if k == jsonscan.EndObject {
 			break
@@ -293,7 +295,10 @@ func (c *canonicalizer) number() error {
 	}
 	// The scanner reads 01 as two numbers; RFC 8785 input refuses it.
 	if end := c.off(); digits[0] == '0' && end < len(c.in) && isDigit(c.in[end]) {
-		return c.numberError(end - len(lit))
+		for end < len(c.in) && isDigit(c.in[end]) {
+			end++
+		}
+		return c.errAt(end, "invalid number")
 	}
 	n := len(digits)
 	if i := bytes.IndexAny(digits, ".eE"); i >= 0 {

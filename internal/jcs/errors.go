@@ -5,212 +5,155 @@ import (
 	"fmt"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
 
-// When the scanner refuses the input, these name the problem as jcs
-// always has (digest shows the message to users): they look at the bytes
-// from where the value, separator or key that failed begins, and apply the
-// rule RFC 8785 input breaks there. They run only on the way out with an
-// error, except stringError, which also finds lone surrogates in strings
-// with escapes.
+// When the scanner refuses the input, fail names the problem as jcs
+// always has (digest shows the message to users), from the scanner's own
+// account of it (Decoder.Fault: the byte that broke the grammar and what
+// was expected there). What RFC 8785 adds to JSON is checked here: lone
+// surrogate escapes (surrogateError), leading zeros and MaxDepth
+// (canonical.go).
 
 func (c *canonicalizer) errAt(off int, format string, args ...any) error {
 	return fmt.Errorf("jcs: at offset %d: %s", off, fmt.Sprintf(format, args...))
 }
 
-// skipWS returns the offset of the first byte at or after i that is not
-// white space.
-func (c *canonicalizer) skipWS(i int) int {
-	for i < len(c.in) {
-		switch c.in[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
 func isDigit(ch byte) bool { return ch >= '0' && ch <= '9' }
 
-// valueError explains a value, expected at p (white space allowed), that
-// the scanner refused.
-func (c *canonicalizer) valueError(p int) error {
-	q := c.skipWS(p)
-	if q >= len(c.in) {
-		return errors.New("jcs: unexpected end of JSON input")
+// inToken reports whether p lies inside a string, number or literal
+// rather than between tokens.
+func inToken(p jsonscan.Part) bool {
+	switch p {
+	case jsonscan.PartValue, jsonscan.PartKey, jsonscan.PartColon,
+		jsonscan.PartObjectComma, jsonscan.PartArrayComma:
+		return false
 	}
-	switch ch := c.in[q]; {
-	case ch == '"':
-		return c.orAt(q, c.stringError(q))
-	case ch == '-' || isDigit(ch):
-		return c.orAt(q, c.numberError(q))
-	case ch == 't' || ch == 'f' || ch == 'n':
-		return c.errAt(q, "invalid literal")
-	default:
-		return c.errAt(q, "unexpected character %q", ch)
-	}
+	return true
 }
 
-// orAt is err, or for nil (which the scanner and these rules disagreeing
-// would give) a plain refusal at off.
-func (c *canonicalizer) orAt(off int, err error) error {
-	if err == nil {
-		return c.errAt(off, "invalid JSON")
+// failedAt is where the token Next could not read begins, or the end of
+// the input when it ended before one did.
+func (c *canonicalizer) failedAt(err error) int {
+	if f, ok := c.sc.Fault(err); ok && f.EOF && !inToken(f.Part) {
+		return len(c.in)
 	}
-	return err
+	// After an error in a token the scanner stays at its first byte.
+	return int(c.sc.InputOffset())
 }
 
-// afterElementError explains what follows an array element ending at end.
-func (c *canonicalizer) afterElementError(end int) error {
-	q := c.skipWS(end)
+// fail explains err, which the last Next returned.
+func (c *canonicalizer) fail(err error) error {
+	f, ok := c.sc.Fault(err)
+	if !ok { // a decoder over bytes, without limits, fails no other way
+		return c.errAt(c.off(), "invalid JSON: %v", err)
+	}
+	off := int(f.Offset)
+	start := int(c.sc.InputOffset()) // the failed token's first byte
+	switch f.Part {
+	case jsonscan.PartValue:
+		if f.EOF {
+			return errors.New("jcs: unexpected end of JSON input")
+		}
+		return c.errAt(off, "unexpected character %q", c.in[off])
+	case jsonscan.PartKey:
+		return c.errAt(off, "expected a string member name")
+	case jsonscan.PartColon:
+		return c.errAt(off, "expected ':' after member name")
+	case jsonscan.PartObjectComma:
+		if f.EOF {
+			return errors.New("jcs: unexpected end of JSON input in object")
+		}
+		return c.errAt(off, "expected ',' or '}' in object")
+	case jsonscan.PartArrayComma:
+		if f.EOF {
+			return errors.New("jcs: unexpected end of JSON input in array")
+		}
+		return c.errAt(off, "expected ',' or ']' in array")
+	case jsonscan.PartLiteral:
+		return c.errAt(start, "invalid literal")
+	case jsonscan.PartNumber, jsonscan.PartFraction, jsonscan.PartExponent:
+		return c.errAt(off, "invalid number")
+	}
+	// A string: a lone surrogate before the break is named first, as jcs
+	// reads strings from left to right.
+	if err := c.surrogateError(start, off); err != nil {
+		return err
+	}
 	switch {
-	case q >= len(c.in):
-		return errors.New("jcs: unexpected end of JSON input in array")
-	case c.in[q] == ',':
-		return c.valueError(q + 1)
+	case f.Part == jsonscan.PartUnicode:
+		// The escape's hex digits begin after its 'u'; fewer than four
+		// bytes left is the end of the input.
+		hex := off
+		for hex > start && isHex(c.in[hex-1]) {
+			hex--
+		}
+		if hex+4 > len(c.in) {
+			return errors.New("jcs: unexpected end of JSON input in \\u escape")
+		}
+		return c.errAt(hex, "invalid \\u escape")
+	case f.EOF:
+		return errors.New("jcs: unexpected end of JSON input in string")
+	case f.Part == jsonscan.PartEscape:
+		return c.errAt(off+1, "invalid escape '\\%c'", c.in[off])
 	}
-	return c.errAt(q, "expected ',' or ']' in array")
+	return c.errAt(off, "control character in string")
 }
 
-// keyError explains a member name expected at q.
-func (c *canonicalizer) keyError(q int) error {
-	if q >= len(c.in) || c.in[q] != '"' {
-		return c.errAt(q, "expected a string member name")
-	}
-	return c.orAt(q, c.stringError(q))
-}
-
-// memberValueError explains the ':' and value after a member name ending
-// at end; tooDeep says the value would nest past MaxDepth.
-func (c *canonicalizer) memberValueError(end int, tooDeep bool) error {
-	q := c.skipWS(end)
-	if q >= len(c.in) || c.in[q] != ':' {
-		return c.errAt(q, "expected ':' after member name")
-	}
-	if tooDeep {
-		return c.errAt(q+1, "nesting deeper than %d", MaxDepth)
-	}
-	return c.valueError(q + 1)
-}
-
-// afterMemberError explains what follows a member value ending at end.
-func (c *canonicalizer) afterMemberError(end int) error {
-	q := c.skipWS(end)
-	switch {
-	case q >= len(c.in):
-		return errors.New("jcs: unexpected end of JSON input in object")
-	case c.in[q] == ',':
-		return c.keyError(c.skipWS(q + 1))
-	}
-	return c.errAt(q, "expected ',' or '}' in object")
-}
-
-// stringError returns what is wrong with the string whose opening quote is
-// at q, or nil. Lone surrogate escapes are errors (I-JSON, which RFC 8785
-// requires).
-func (c *canonicalizer) stringError(q int) error {
+// surrogateError finds what I-JSON (which RFC 8785 requires) refuses in
+// the string whose opening quote is at q, before end (its closing quote,
+// or where the scanner found it broken): a lone surrogate escape, or a
+// pair that makes no character. The scanner decodes those as U+FFFD. It
+// has checked the grammar before end, so only \u escapes are read here.
+func (c *canonicalizer) surrogateError(q, end int) error {
 	in := c.in
-	for i := q + 1; i < len(in); {
-		switch ch := in[i]; {
-		case ch == '"':
-			return nil
-		case ch < 0x20:
-			return c.errAt(i, "control character in string")
-		case ch != '\\':
+	for i := q + 1; i+1 < end; {
+		if in[i] != '\\' {
 			i++
 			continue
 		}
-		if i+1 >= len(in) {
-			break
-		}
-		esc := in[i+1]
-		i += 2
-		switch esc {
-		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		case 'u':
-			r, err := c.hex4(&i)
-			if err != nil {
-				return err
-			}
-			if !utf16.IsSurrogate(r) {
-				break
-			}
-			if r >= 0xDC00 || i+1 >= len(in) || in[i] != '\\' || in[i+1] != 'u' {
-				return c.errAt(i, "lone surrogate in string")
-			}
+		if in[i+1] != 'u' {
 			i += 2
-			r2, err := c.hex4(&i)
-			if err != nil {
-				return err
-			}
-			if utf16.DecodeRune(r, r2) == utf8.RuneError {
-				return c.errAt(i, "invalid surrogate pair in string")
-			}
-		default:
-			return c.errAt(i, "invalid escape '\\%c'", esc)
+			continue
 		}
-	}
-	return errors.New("jcs: unexpected end of JSON input in string")
-}
-
-// hex4 reads the four hex digits of a \u escape at *i.
-func (c *canonicalizer) hex4(i *int) (rune, error) {
-	if *i+4 > len(c.in) {
-		return 0, errors.New("jcs: unexpected end of JSON input in \\u escape")
-	}
-	var r rune
-	for _, h := range c.in[*i : *i+4] {
-		switch {
-		case '0' <= h && h <= '9':
-			h -= '0'
-		case 'a' <= h && h <= 'f':
-			h -= 'a' - 10
-		case 'A' <= h && h <= 'F':
-			h -= 'A' - 10
-		default:
-			return 0, c.errAt(*i, "invalid \\u escape")
+		if i+6 > end { // the scanner's fault is in these digits
+			return nil
 		}
-		r = r<<4 | rune(h)
-	}
-	*i += 4
-	return r, nil
-}
-
-// numberError returns what is wrong with the number starting at q, or
-// nil.
-func (c *canonicalizer) numberError(q int) error {
-	in, i := c.in, q
-	digits := func() int {
-		n := 0
-		for i < len(in) && isDigit(in[i]) {
-			i++
-			n++
+		r := hex4(in[i+2 : i+6])
+		i += 6
+		if !utf16.IsSurrogate(r) {
+			continue
 		}
-		return n
-	}
-	if in[i] == '-' {
-		i++
-	}
-	intStart := i
-	if n := digits(); n == 0 || n > 1 && in[intStart] == '0' {
-		return c.errAt(i, "invalid number")
-	}
-	if i < len(in) && in[i] == '.' {
-		i++
-		if digits() == 0 {
-			return c.errAt(i, "invalid number")
+		if r >= 0xDC00 || i+1 >= len(in) || in[i] != '\\' || in[i+1] != 'u' {
+			return c.errAt(i, "lone surrogate in string")
 		}
-	}
-	if i < len(in) && (in[i] == 'e' || in[i] == 'E') {
-		i++
-		if i < len(in) && (in[i] == '+' || in[i] == '-') {
-			i++
+		if i+6 > end {
+			return nil
 		}
-		if digits() == 0 {
-			return c.errAt(i, "invalid number")
+		r2 := hex4(in[i+2 : i+6])
+		i += 6
+		if utf16.DecodeRune(r, r2) == utf8.RuneError {
+			return c.errAt(i, "invalid surrogate pair in string")
 		}
 	}
 	return nil
+}
+
+func isHex(h byte) bool {
+	return isDigit(h) || 'a' <= h|0x20 && h|0x20 <= 'f'
+}
+
+// hex4 is the value of four hex digits the scanner has checked.
+func hex4(b []byte) rune {
+	var r rune
+	for _, h := range b {
+		if isDigit(h) {
+			h -= '0'
+		} else {
+			h = (h | 0x20) - 'a' + 10
+		}
+		r = r<<4 | rune(h)
+	}
+	return r
 }

@@ -332,3 +332,35 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+// TestErrorPrecedence pins which error wins where two could be named: a
+// lone surrogate before a later fault in the same string, and nesting past
+// MaxDepth before whatever follows. The messages were recorded from jcs's
+// hand-written parser, as errors.txt was.
+func TestErrorPrecedence(t *testing.T) {
+	deep := strings.Repeat("[", MaxDepth)
+	for _, tt := range []struct{ in, want string }{
+		{"\"\\ud800\\x\"", "jcs: at offset 7: lone surrogate in string"},
+		{"\"\\ud800\\u12\"", "jcs: unexpected end of JSON input in \\u escape"},
+		{"\"\\ud800", "jcs: at offset 7: lone surrogate in string"},
+		{"\"\\ud800\\", "jcs: at offset 7: lone surrogate in string"},
+		{"\"\\ud800\n\"", "jcs: at offset 7: lone surrogate in string"},
+		{"{\"\\ud800\\uZ", "jcs: unexpected end of JSON input in \\u escape"},
+		{"\"\\ud800\\udc00\\ud800\\q\"", "jcs: at offset 19: lone surrogate in string"},
+		{"\"\\\\ud800\\x\"", "jcs: at offset 10: invalid escape '\\x'"},
+		{"[01]", "jcs: at offset 3: invalid number"},
+		{"{\"a\":-01.5}", "jcs: at offset 8: invalid number"},
+		{deep + "[\"ab", "jcs: at offset 257: nesting deeper than 256"},
+		{deep + "[ \"\\x\"]", "jcs: at offset 258: nesting deeper than 256"},
+		{deep + "[  ", "jcs: at offset 259: nesting deeper than 256"},
+		{deep + "{\"a\":[", "jcs: at offset 261: nesting deeper than 256"},
+		{deep + "{\"a\"  :  \"", "jcs: at offset 263: nesting deeper than 256"},
+		{deep + "{\"a\"", "jcs: at offset 260: expected ':' after member name"},
+		{deep + "{\"\\ud800\":1}", "jcs: at offset 264: lone surrogate in string"},
+		{deep + "{\"a\" x", "jcs: at offset 261: expected ':' after member name"},
+	} {
+		if _, err := Transform([]byte(tt.in)); err == nil || err.Error() != tt.want {
+			t.Errorf("Transform(%q): %v; want %s", tt.in, err, tt.want)
+		}
+	}
+}
