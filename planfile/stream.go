@@ -194,24 +194,13 @@ func (d *decoder) fastString() ([]byte, bool) {
 }
 
 // fastIndex reads an integer 0…1000000 written without sign, fraction or
-// exponent (what smallIndex accepts, spelled canonically; JSON has no
-// leading zeros).
+// exponent (what smallIndex accepts, spelled canonically), as Scan does.
 func (d *decoder) fastIndex() (int, bool) {
-	if k, err := d.sc.Next(); err != nil || k != jsonscan.Number {
+	k, err := d.sc.Next()
+	if err != nil {
 		return 0, false
 	}
-	raw := d.sc.Raw()
-	if len(raw) > 7 {
-		return 0, false
-	}
-	n := 0
-	for _, c := range raw {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, n <= 1000000
+	return plainInt(d.sc, k)
 }
 
 func (st *trialStream) take(path []pathElem, i int, v any) {
