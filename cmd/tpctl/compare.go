@@ -126,6 +126,7 @@ func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
 		if !a.io.IsStdoutTTY() {
 			limit = 0 // piped output is for reading in full or grepping
 		}
+		a.page()
 		if err := writeCompare(a.io.Out, res, compareView{Styles: a.io.Styles(), Limit: limit, Width: a.io.Width()}); err != nil {
 			return err
 		}

@@ -110,6 +110,7 @@ func explainOutcomesRun(_ context.Context, a *app, _ *explainOptions) error {
 	if a.jsonOutput() {
 		return a.io.JSON(rep)
 	}
+	a.page()
 	return writeOutcomeRules(a.io.Out, a.io.Styles(), rep)
 }
 

@@ -137,6 +137,7 @@ func explainStatisticsRun(_ context.Context, a *app, _ *explainOptions) error {
 	if a.jsonOutput() {
 		return a.io.JSON(rep)
 	}
+	a.page()
 	return writeStatistics(a.io.Out, a.io.Styles(), rep)
 }
 

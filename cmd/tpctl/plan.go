@@ -43,7 +43,7 @@ type planCheckOptions struct {
 // newPlanCheckCmd is tpctl plan check; runF nil is planCheckRun.
 func newPlanCheckCmd(a *app, runF func(context.Context, *app, *planCheckOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(_ context.Context, a *app, o *planCheckOptions) error { return planCheckRun(a.io, o) }
+		runF = func(_ context.Context, a *app, o *planCheckOptions) error { return planCheckRun(a, o) }
 	}
 	opts := &planCheckOptions{}
 	cmd := &cobra.Command{
@@ -77,7 +77,8 @@ Exit status: 0 the plan is valid (warnings allowed unless --strict);
 	return cmd
 }
 
-func planCheckRun(s *ui.Streams, opts *planCheckOptions) error {
+func planCheckRun(a *app, opts *planCheckOptions) error {
+	s := a.io
 	if opts.Root != "" {
 		fi, err := os.Stat(opts.Root)
 		if err != nil {
@@ -104,6 +105,7 @@ func planCheckRun(s *ui.Streams, opts *planCheckOptions) error {
 	case outputGitHub:
 		err = writePlanGitHub(s.Out, s.ErrOut, "tpctl plan check", rep)
 	default:
+		a.page()
 		err = writePlanText(s, rep)
 	}
 	if err != nil {

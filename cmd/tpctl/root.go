@@ -44,6 +44,10 @@ type app struct {
 
 	// forgetSecrets undoes gateConfigSecrets when the run ends.
 	forgetSecrets func()
+
+	// noPager is --no-pager; stopPager ends the pager page started.
+	noPager   bool
+	stopPager func()
 }
 
 // jsonOutput reports whether machine output was requested.
@@ -131,6 +135,7 @@ without waiting for cleanup).`,
 	pf.StringVar(&a.configFile, "config", "", "config file (.yaml, .json or .toml); keys are flag names (default $TUNEPLANE_CONFIG)")
 	pf.BoolVar(&a.noColor, "no-color", false, "disable colour even on a terminal (same as --color never)")
 	pf.StringVar(&a.color, "color", ui.ColorAuto, "colour: auto (on a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always (also into a pager or CI log) or never")
+	pf.BoolVar(&a.noPager, "no-pager", false, "never send long text output through the pager ($TUNEPLANE_PAGER, else $PAGER, else less)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(commands(a)...)
 	finishTree(root)
@@ -225,6 +230,9 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 	// A live progress line is erased first, so an error (or the
 	// interruption) starts on a clean line: never "…35328/50000^Ctpctl: error".
 	a.endProgress()
+	// The pager holds the screen until the person quits it; an error is
+	// printed after, on the terminal itself.
+	a.endPager()
 	if err != nil && errors.Is(err, context.Canceled) {
 		if cause := context.Cause(ctx); cause != nil {
 			err = fmt.Errorf("%w: %w", cause, err)

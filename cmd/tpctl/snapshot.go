@@ -164,6 +164,7 @@ func runSnapshotShow(a *app, dir string) error {
 		// line, by the JSON rule): no envelope, no message_type.
 		return a.io.JSON(m)
 	}
+	a.page()
 	printSummary(a, m, dir)
 	for _, h := range heads {
 		cut := ""
@@ -261,6 +262,9 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 	}
 	if err := tv.Filter.Check(r, outcome.Reasons()); err != nil {
 		return unknownValueErr(err, dir)
+	}
+	if !a.jsonOutput() {
+		a.page()
 	}
 	st := a.io.Styles()
 	if tv.Tasks {

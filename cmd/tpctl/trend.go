@@ -110,6 +110,7 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 			*trend.Result
 		}{"trend", res})
 	}
+	a.page()
 	if err := writeTrend(a.io.Out, res); err != nil {
 		return err
 	}

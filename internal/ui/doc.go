@@ -37,6 +37,8 @@
 //   - Progress only on stderr, as a self-overwriting line on a terminal and
 //     a plain line every 10 s elsewhere, never under --output json; it is
 //     erased before any error is printed.
-//   - Long text on a terminal may go through StartPager ($TUNEPLANE_PAGER,
-//     else $PAGER, else less -FRX; never when stdout is not a terminal).
+//   - Long text on a terminal goes through StartPager ($TUNEPLANE_PAGER,
+//     else $PAGER, else less with LESS=FRX unless LESS is set); never when
+//     stdout is not a terminal, under --output json or github, or with
+//     --no-pager. A pager quit early is not an error.
 package ui

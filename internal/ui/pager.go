@@ -16,10 +16,13 @@ const PagerEnv = "TUNEPLANE_PAGER"
 // StartPager sends standard output through a pager while the command
 // prints long text, when stdout is a terminal and paging is not turned off
 // (--no-pager, TUNEPLANE_PAGER=cat, PAGER=cat). The pager is
-// $TUNEPLANE_PAGER, else $PAGER, else "less" with LESS=FRX (quit when the
-// text fits one screen, keep colour, leave it on screen). The returned
-// stop waits for the pager to end; call it before exiting. A pager that
-// cannot start is skipped: output goes to the terminal as before.
+// $TUNEPLANE_PAGER, else $PAGER, else less with LESS=FRX (quit when the
+// text fits one screen, keep colour, leave it on screen) unless LESS is
+// set; like git's, a pager named in the environment is a shell command
+// line ("less -S", "LESS=-R less"). The returned stop waits for the pager
+// to end; call it before exiting. A pager that cannot start is skipped:
+// output goes to the terminal as before; one the person quits early only
+// drops the rest of the text.
 func (s *Streams) StartPager(disabled bool) (stop func()) {
 	nop := func() {}
 	if disabled || !s.stdoutTTY {
@@ -29,15 +32,24 @@ func (s *Streams) StartPager(disabled bool) (stop func()) {
 	if !set {
 		cmdline = os.Getenv("PAGER")
 	}
-	if !set && cmdline == "" {
-		cmdline = "less"
-	}
 	cmdline = strings.TrimSpace(cmdline)
-	if cmdline == "" || cmdline == "cat" {
+	if cmdline == "cat" || (set && cmdline == "") {
 		return nop
 	}
-	args := strings.Fields(cmdline)
-	cmd := exec.Command(args[0], args[1:]...)
+	var cmd *exec.Cmd
+	switch sh, err := exec.LookPath("sh"); {
+	case cmdline == "":
+		less, err := exec.LookPath("less")
+		if err != nil {
+			return nop // no pager at all: the terminal it is
+		}
+		cmd = exec.Command(less)
+	case err == nil:
+		cmd = exec.Command(sh, "-c", cmdline)
+	default:
+		args := strings.Fields(cmdline)
+		cmd = exec.Command(args[0], args[1:]...)
+	}
 	cmd.Env = os.Environ()
 	if _, ok := os.LookupEnv("LESS"); !ok {
 		cmd.Env = append(cmd.Env, "LESS=FRX")
