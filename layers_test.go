@@ -1,7 +1,11 @@
 package tpctl_test
 
 import (
+	"maps"
+	"os"
 	"os/exec"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -33,6 +37,11 @@ func TestLayers(t *testing.T) {
 			[]string{mod + "/"}, false},
 		{"snapshot does not know Harbor", func(p string) bool { return p == mod+"/snapshot" }, []string{mod + "/harbor"}, false},
 		{"planfile does not know Harbor", func(p string) bool { return p == mod+"/planfile" }, []string{mod + "/harbor"}, false},
+		{"the readers of saved rounds do not know Harbor or run anything",
+			func(p string) bool {
+				return slices.Contains([]string{"compare", "attest", "round", "export", "trend", "gate"}, strings.TrimPrefix(p, mod+"/"))
+			},
+			[]string{mod + "/harbor", mod + "/atif", mod + "/importer", mod + "/evalrun", mod + "/upload"}, false},
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		var deps []string
@@ -60,6 +69,101 @@ func TestLayers(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestLayoutDoc holds docs/layout.md to the tree: every package of
+// go list ./... is named there, and its floors table is the floors as
+// measured (one above the highest tpctl package a package imports, tests
+// not counted) for every package the tpctl command is built from. The
+// test helpers are named but stand on no floor.
+func TestLayoutDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	const mod = "github.com/tuneplane/tpctl"
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		pkg := strings.TrimPrefix(strings.TrimPrefix(f[0], mod), "/")
+		imports[pkg] = nil
+		for _, im := range f[1:] {
+			if strings.HasPrefix(im, mod+"/") {
+				imports[pkg] = append(imports[pkg], strings.TrimPrefix(im, mod+"/"))
+			}
+		}
+	}
+	floor := map[string]int{}
+	var measure func(string) int
+	measure = func(p string) int {
+		if f, ok := floor[p]; ok {
+			return f
+		}
+		f := 1
+		for _, d := range imports[p] {
+			f = max(f, measure(d)+1)
+		}
+		floor[p] = f
+		return f
+	}
+	// The packages tpctl is built from: cmd/tpctl and all it imports.
+	built := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		if built[p] {
+			return
+		}
+		built[p] = true
+		for _, d := range imports[p] {
+			walk(d)
+		}
+	}
+	walk("cmd/tpctl")
+
+	doc, err := os.ReadFile("docs/layout.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	documented := map[string]int{}
+	for _, line := range strings.Split(text, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) != 4 {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimSpace(cells[1]))
+		if err != nil {
+			continue
+		}
+		for _, name := range strings.Split(cells[2], ",") {
+			documented[strings.Trim(strings.TrimSpace(name), "`")] = n
+		}
+	}
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		if pkg == "" {
+			continue // the root holds only this test
+		}
+		if !strings.Contains(text, "`"+pkg+"`") && !strings.Contains(text, "`"+pkg+"/`") {
+			t.Errorf("docs/layout.md does not name package %s: say what it owns", pkg)
+		}
+		got, listed := documented[pkg]
+		switch {
+		case built[pkg] && !listed:
+			t.Errorf("docs/layout.md's floors table lacks %s (floor %d)", pkg, measure(pkg))
+		case built[pkg] && got != measure(pkg):
+			t.Errorf("docs/layout.md puts %s on floor %d; it stands on floor %d", pkg, got, measure(pkg))
+		case !built[pkg] && listed:
+			t.Errorf("docs/layout.md's floors table lists %s, which tpctl is not built from (a test helper?)", pkg)
+		}
+	}
+	for _, pkg := range slices.Sorted(maps.Keys(documented)) {
+		if _, ok := imports[pkg]; !ok {
+			t.Errorf("docs/layout.md's floors table lists %s, which is not a package", pkg)
 		}
 	}
 }
