@@ -240,7 +240,7 @@ func attestRun(ctx context.Context, a *app, o *attestOptions) error {
 			*attest.Written
 		}{"attestation", w})
 	}
-	return writeAttestWritten(a.io.Out, w)
+	return writeAttestWritten(a.io.Out, a.io.Width(), w)
 }
 
 func attestKeygenRun(_ context.Context, a *app, o *attestKeygenOptions) error {
@@ -260,8 +260,8 @@ func attestKeygenRun(_ context.Context, a *app, o *attestKeygenOptions) error {
 			Algorithm   string `json:"algorithm"`
 		}{"key_pair", o.Out, attest.PublicKeyPath(o.Out), pub.KeyID, pub.Alg})
 	}
-	_, err = fmt.Fprintf(a.io.Out, "wrote %s private key %s (mode 0600) and public key %s; keyid %s\n",
-		pub.Alg, termsafe.Escape(o.Out), termsafe.Escape(attest.PublicKeyPath(o.Out)), pub.KeyID)
+	_, err = fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("wrote %s private key %s (mode 0600) and public key %s; keyid %s",
+		pub.Alg, termsafe.Escape(o.Out), termsafe.Escape(attest.PublicKeyPath(o.Out)), pub.KeyID), a.io.Width()))
 	return err
 }
 
@@ -286,7 +286,7 @@ func attestVerifyRun(ctx context.Context, a *app, o *attestVerifyOptions) error 
 		}{"attestation_verification", rep}); err != nil {
 			return err
 		}
-	} else if err := writeAttestReport(a.io.Out, rep); err != nil {
+	} else if err := writeAttestReport(a.io.Out, a.io.Width(), rep); err != nil {
 		return err
 	}
 	if !rep.OK {
@@ -317,28 +317,29 @@ func attestKind(t string) string {
 	return "an"
 }
 
-// writeAttestWritten says in one line what an attest command wrote.
-func writeAttestWritten(out io.Writer, w *attest.Written) error {
+// writeAttestWritten says in one line (wrapped to width) what an attest
+// command wrote.
+func writeAttestWritten(out io.Writer, width int, w *attest.Written) error {
 	verb := "wrote"
 	if !w.Changed {
 		verb = "unchanged: already holds"
 	}
-	_, err := fmt.Fprintf(out, "%s %s attestation signed by keyid %s in %s\n", verb, attestKind(w.PredicateType), w.KeyID, termsafe.Escape(w.Attestation))
+	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("%s %s attestation signed by keyid %s in %s", verb, attestKind(w.PredicateType), w.KeyID, termsafe.Escape(w.Attestation)), width))
 	return err
 }
 
 // writeAttestReport writes a verification for a terminal: each problem
-// on its line, or the verdict.
-func writeAttestReport(out io.Writer, r *attest.Report) error {
+// on its line, or the verdict, wrapped to width.
+func writeAttestReport(out io.Writer, width int, r *attest.Report) error {
 	for _, p := range r.Problems {
-		if _, err := fmt.Fprintf(out, "problem %s: %s\n", p.Code, termsafe.Escape(p.Message)); err != nil {
+		if _, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("problem %s: %s", p.Code, termsafe.Escape(p.Message)), width)); err != nil {
 			return err
 		}
 	}
 	if !r.OK {
 		return nil
 	}
-	_, err := fmt.Fprintf(out, "ok %s: %s (%s attestation, line %d of %s)\n", termsafe.Escape(strings.Join(r.Snapshots, " vs ")),
-		r.Summary(), attestKind(r.PredicateType), r.Line, termsafe.Escape(r.Attestation))
+	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("ok %s: %s (%s attestation, line %d of %s)", termsafe.Escape(strings.Join(r.Snapshots, " vs ")),
+		r.Summary(), attestKind(r.PredicateType), r.Line, termsafe.Escape(r.Attestation)), width))
 	return err
 }

@@ -106,7 +106,7 @@ func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
 	}
 	if signed != nil {
 		// stdout is the comparison (a JSON contract with --output json).
-		if err := writeAttestWritten(a.io.ErrOut, signed); err != nil {
+		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), signed); err != nil {
 			return err
 		}
 	}

@@ -250,7 +250,7 @@ func runEval(ctx context.Context, a *app, o *evalRunOptions) error {
 			return findingErr(fmt.Errorf("the snapshot is saved but could not be attested: %w", err),
 				"attest it again with: "+ui.Command("attest", "--provenance", res.Snapshot, "--key", o.AttestKey))
 		}
-		if err := writeAttestWritten(a.io.ErrOut, w); err != nil {
+		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), w); err != nil {
 			return err
 		}
 	}

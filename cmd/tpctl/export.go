@@ -114,7 +114,8 @@ func exportRun(ctx context.Context, a *app, opts *exportOptions) error {
 		if p.Unchanged {
 			what = "already there, unchanged"
 		}
-		if _, err := fmt.Fprintf(a.io.Out, "%s → %s (%s)\n", ui.Printable(p.Snapshot), ui.Printable(p.Dir), what); err != nil {
+		line := fmt.Sprintf("%s → %s (%s)", ui.Printable(p.Snapshot), ui.Printable(p.Dir), what)
+		if _, err := fmt.Fprintln(a.io.Out, ui.Wrap(line, a.io.Width())); err != nil {
 			return err
 		}
 	}

@@ -100,7 +100,7 @@ func gateRun(ctx context.Context, a *app, opts *gateOptions) error {
 			return err
 		}
 	default:
-		if err := writeGate(a.io.Out, v); err != nil {
+		if err := writeGate(a.io.Out, a.io.Width(), v); err != nil {
 			return err
 		}
 	}

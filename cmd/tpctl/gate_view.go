@@ -11,8 +11,8 @@ import (
 )
 
 // writeGate is the terminal view of a gate verdict: the verdict, then one
-// line per rule with its numbers, then the quarantine.
-func writeGate(w io.Writer, v *gate.Verdict) error {
+// line per rule with its numbers, then the quarantine, wrapped to width.
+func writeGate(w io.Writer, width int, v *gate.Verdict) error {
 	var b strings.Builder
 	verdict := "PASS"
 	if !v.Pass {
@@ -38,6 +38,6 @@ func writeGate(w io.Writer, v *gate.Verdict) error {
 		slices.Sort(qs)
 		fmt.Fprintf(&b, "  quarantined, left out of every rule: %s\n", strings.Join(qs, ", "))
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
 	return err
 }

@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -256,4 +259,72 @@ func TestNewCmdCompletion(t *testing.T) {
 		{"bash", "completion bash", &completionOptions{Shell: "bash"}, ""},
 		{"no shell", "completion", nil, "bash|zsh|fish|powershell"},
 	})
+}
+
+func TestNewCmdExport(t *testing.T) {
+	checkArgv(t, "export", newExportCmd, []argvCase[exportOptions]{
+		{"default format", "export a b --out ds", &exportOptions{Snapshots: []string{"a", "b"}, Format: "parquet", Out: "ds"}, ""},
+		{"csv", "export a --format csv --out ds", &exportOptions{Snapshots: []string{"a"}, Format: "csv", Out: "ds"}, ""},
+		{"unknown format", "export a --format xlsx --out ds", nil, "xlsx"},
+		{"no out", "export a", nil, "--out is required"},
+		{"no snapshot", "export --out ds", nil, "SNAPSHOT"},
+	})
+}
+
+func TestNewCmdTrend(t *testing.T) {
+	checkArgv(t, "trend", newTrendCmd, []argvCase[trendOptions]{
+		{"rounds", "trend a b c", &trendOptions{Snapshots: []string{"a", "b", "c"}, Order: "given"}, ""},
+		{"page", "trend a b --order checkpoint --out t.html --force",
+			&trendOptions{Snapshots: []string{"a", "b"}, Order: "checkpoint", Out: "t.html", Force: true}, ""},
+		{"unknown order", "trend a --order date", nil, `--order "date"`},
+		{"no snapshot", "trend", nil, "SNAPSHOT"},
+	})
+}
+
+func TestNewCmdGate(t *testing.T) {
+	checkArgv(t, "gate", newGateCmd, []argvCase[gateOptions]{
+		{"candidate", "gate c --policy g.yaml", &gateOptions{Candidate: "c", Policy: "g.yaml"}, ""},
+		{"baseline", "gate c --baseline b --policy g.yaml", &gateOptions{Candidate: "c", Baseline: "b", Policy: "g.yaml"}, ""},
+		{"no policy", "gate c", nil, "--policy is required"},
+		{"two candidates", "gate c d --policy g.yaml", nil, "CANDIDATE"},
+	})
+}
+
+// TestEveryCommandHasNewCmdTest: every command a person can run has its
+// TestNewCmd… (a checkArgv call naming its path in a test file of this
+// package), so "a new command is one file and one line" keeps its test.
+func TestEveryCommandHasNewCmdTest(t *testing.T) {
+	files, err := filepath.Glob("*_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := map[string]bool{}
+	call := regexp.MustCompile(`checkArgv\(t, "([^"]+)"`)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range call.FindAllStringSubmatch(string(b), -1) {
+			checked[m[1]] = true // "digest " (built per kind) stands for its group
+		}
+	}
+	s, _, _, _ := ui.Test()
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if !c.Runnable() || c.Hidden || c.Name() == "help" || !c.HasParent() {
+			return
+		}
+		if c.HasSubCommands() && !c.HasAvailableLocalFlags() {
+			return // a group (plan, snapshot, …): it only lists its subcommands
+		}
+		path := strings.TrimPrefix(c.CommandPath(), "tpctl ")
+		if !checked[path] && !checked[strings.TrimSuffix(path, c.Name())] {
+			t.Errorf("'tpctl %s' has no TestNewCmd… checking argv → options (checkArgv(t, %q, …))", path, path)
+		}
+	}
+	walk(newRootCmd(&app{io: s}))
 }

@@ -110,7 +110,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 			return attestInputErr(err)
 		}
 		if !rep.OK {
-			if err := writeAttestReport(a.io.ErrOut, rep); err != nil {
+			if err := writeAttestReport(a.io.ErrOut, a.io.Width(), rep); err != nil {
 				return err
 			}
 			return findingErr(fmt.Errorf("the attestation %q does not hold for %v; no report written", o.Attestation, dirs),

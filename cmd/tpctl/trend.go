@@ -111,7 +111,7 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 		}{"trend", res})
 	}
 	a.page()
-	if err := writeTrend(a.io.Out, res); err != nil {
+	if err := writeTrend(a.io.Out, a.io.Width(), res); err != nil {
 		return err
 	}
 	if opts.Out != "" {

@@ -15,19 +15,32 @@ import (
 // "… and N more" (--output json lists all).
 const trendListLimit = 10
 
-// writeTrend is the terminal view of a trend: one line per round, then
-// the paired differences and the regressed tasks.
-func writeTrend(w io.Writer, r *trend.Result) error {
+// writeTrend is the terminal view of a trend: one row per round (a table
+// that fits width, ui.Columns), then the paired differences and the
+// regressed tasks, wrapped to width.
+func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trend over %d rounds of one protocol (dataset %s…, cohort %s…)\n\n", len(r.Rounds), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
-	fmt.Fprintf(&b, "  %-3s %-40s %-9s %8s  %-18s %-18s %8s\n", "#", "checkpoint", "label", "success", "wilson 95%", "clustered 95%", "coverage")
+	if _, err := io.WriteString(w, ui.Wrap(b.String(), width)); err != nil {
+		return err
+	}
+	b.Reset()
+	t := ui.Table{
+		Header: []string{"  #", "checkpoint", "label", "success", "wilson 95%", "clustered 95%", "coverage"},
+		Elide:  []bool{false, true},
+		// Checkpoints of one run differ at their end (the step).
+		ElideStart: []bool{false, true},
+	}
 	for i, p := range r.Rounds {
 		best := " "
 		if i == r.Best {
 			best = "*"
 		}
-		fmt.Fprintf(&b, "%s %-3d %-40s %-9s %8s  %-18s %-18s %8s\n", best, i+1, ui.Printable(p.Checkpoint.Ref), p.Label, trendPct(p.SuccessRate),
-			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered), trendPct(p.Coverage))
+		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label, trendPct(p.SuccessRate),
+			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered), trendPct(p.Coverage)})
+	}
+	if err := ui.Columns(w, width, t); err != nil {
+		return err
 	}
 	if r.Best >= 0 {
 		b.WriteString("  * best success rate\n")
@@ -61,7 +74,7 @@ func writeTrend(w io.Writer, r *trend.Result) error {
 			fmt.Fprintf(&b, "  %-16s regressed: %s%s\n", "", strings.Join(names, ", "), more)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
 	return err
 }
 

@@ -19,6 +19,10 @@ type Table struct {
 	// Elide marks the columns that may be cut short, with "…", to fit
 	// the width (free text, IDs, paths); the others are kept whole.
 	Elide []bool
+	// ElideStart marks the elidable columns cut at their start ("…@step-2000")
+	// rather than their end: where the end tells the rows apart, as in a
+	// checkpoint's step or a path's file name.
+	ElideStart []bool
 	// MinElided is the width below which an elided column is not cut
 	// further (default 12); past that, the rows are stacked.
 	MinElided int
@@ -62,8 +66,12 @@ func Columns(w io.Writer, width int, t Table) error {
 	for _, r := range rows {
 		var line strings.Builder
 		for i, c := range r {
-			if ansi.StringWidth(c) > widths[i] {
-				c = ansi.Truncate(c, widths[i], "…")
+			if cw := ansi.StringWidth(c); cw > widths[i] {
+				if i < len(t.ElideStart) && t.ElideStart[i] {
+					c = ansi.TruncateLeft(c, cw-widths[i]+1, "…")
+				} else {
+					c = ansi.Truncate(c, widths[i], "…")
+				}
 			}
 			line.WriteString(c)
 			if i < len(r)-1 {

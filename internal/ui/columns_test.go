@@ -85,3 +85,25 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestColumnsElideStart: a column marked ElideStart keeps its end, where
+// two checkpoints of one run differ, and is cut to the same width.
+func TestColumnsElideStart(t *testing.T) {
+	tab := Table{
+		Header:     []string{"#", "CHECKPOINT", "RATE"},
+		Rows:       [][]string{{"1", "hf://acme/a-long-model-name@step-1000", "25.0%"}, {"2", "hf://acme/a-long-model-name@step-20000", "75.0%"}},
+		Elide:      []bool{false, true},
+		ElideStart: []bool{false, true},
+	}
+	var b bytes.Buffer
+	if err := Columns(&b, 30, tab); err != nil {
+		t.Fatal(err)
+	}
+	want := "" +
+		"#  CHECKPOINT            RATE\n" +
+		"1  …odel-name@step-1000  25.0%\n" +
+		"2  …del-name@step-20000  75.0%\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}

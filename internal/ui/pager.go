@@ -25,7 +25,9 @@ const PagerEnv = "TUNEPLANE_PAGER"
 // drops the rest of the text.
 func (s *Streams) StartPager(disabled bool) (stop func()) {
 	nop := func() {}
-	if disabled || !s.stdoutTTY {
+	// The pager writes to the terminal itself: a stdout that is not a
+	// file (test streams, even with SetTTY) is never paged.
+	if _, file := s.rawOut.(*os.File); disabled || !s.stdoutTTY || !file {
 		return nop
 	}
 	cmdline, set := os.LookupEnv(PagerEnv)

@@ -32,13 +32,19 @@ func Wrap(s string, width int) string {
 		if len(cont) >= width/2 {
 			cont = ""
 		}
-		first := ansi.Wrap(line, width, " ")
-		parts := strings.Split(first, "\n")
+		parts, tight := wrapLines(line, width)
 		if len(parts) > 1 {
 			// Wrap the rest again at the narrower width left by the
 			// indent.
-			rest := strings.Join(parts[1:], " ")
-			parts = append(parts[:1], strings.Split(ansi.Wrap(rest, width-len(cont), " "), "\n")...)
+			rest := parts[1]
+			for i, p := range parts[2:] {
+				if !tight[i+1] {
+					rest += " "
+				}
+				rest += p
+			}
+			more, _ := wrapLines(rest, width-len(cont))
+			parts = append(parts[:1], more...)
 			for i := 1; i < len(parts); i++ {
 				parts[i] = cont + strings.TrimLeft(parts[i], " ")
 			}
@@ -49,6 +55,28 @@ func Wrap(s string, width int) string {
 		out = append(out, strings.Split(CloseStyles(strings.Join(parts, "\n")), "\n")...)
 	}
 	return strings.Join(out, "\n")
+}
+
+// wrapLines is ansi.Wrap of s at width, split into lines, with any line
+// it leaves too wide (a word of exactly width cells followed by a hyphen
+// it breaks after) cut hard. tight[i] is whether line i+1 continues line
+// i without a space (a break after a hyphen, or a word cut), for joining
+// them again: read off the text itself, where a break between words
+// leaves a blank.
+func wrapLines(s string, width int) (lines []string, tight []bool) {
+	for _, l := range strings.Split(ansi.Wrap(s, width, " "), "\n") {
+		if ansi.StringWidth(l) > width {
+			lines = append(lines, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+			continue
+		}
+		lines = append(lines, l)
+	}
+	rest := ansi.Strip(s)
+	for _, l := range lines {
+		rest = strings.TrimPrefix(strings.TrimLeft(rest, " "), strings.TrimSpace(ansi.Strip(l)))
+		tight = append(tight, rest != "" && rest[0] != ' ')
+	}
+	return lines, tight
 }
 
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
