@@ -15,6 +15,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/importer"
+	"github.com/tuneplane/tpctl/internal/browsertest"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/report/reporttest"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -39,22 +40,14 @@ func exampleRound(t testing.TB, plan string) (*report.Round, string) {
 	return r, out
 }
 
-// viewport resizes the page (CSS pixels) as a phone or a desktop would.
-func (b *browser) viewport(t testing.TB, w, h int64) {
-	t.Helper()
-	if err := chromedp.Do(b.ctx, chromedp.EmulateViewport(w, h)); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // noSideScroll fails when the page is wider than the viewport.
-func noSideScroll(t testing.TB, b *browser, what string) {
+func noSideScroll(t testing.TB, b *browsertest.Browser, what string) {
 	t.Helper()
 	type widths struct {
 		Doc, Win int
 		Widest   string
 	}
-	w := eval[widths](t, b, `(() => {
+	w := browsertest.Eval[widths](t, b, `(() => {
 		const win = window.innerWidth;
 		let widest = '';
 		for (const e of document.querySelectorAll('body *')) {
@@ -80,11 +73,11 @@ func noSideScroll(t testing.TB, b *browser, what string) {
 // says why a trial failed, the task table sorts and filters, the keyboard
 // closes, moves and steps, and nothing scrolls sideways at 390 px.
 func TestBrowserWhy(t *testing.T) {
-	b := newBrowser(t, 1400, 900)
+	b := browsertest.New(t, 1400, 900)
 	r, _ := exampleRound(t, "import-plan.json")
 	file := writePage(t, "round.html", func(w *bytes.Buffer) error { return report.WriteRound(w, r) })
-	page := b.open(t, file, "")
-	b.viewport(t, 1400, 900)
+	page := openReport(t, b, file, "")
+	b.Viewport(t, 1400, 900)
 
 	// A failed trial is in the first screen: the triage block under the
 	// headline names it, with the judge's words.
@@ -92,7 +85,7 @@ func TestBrowserWhy(t *testing.T) {
 		ID, Why string
 		Bottom  float64
 	}
-	f := eval[first](t, b, `(() => {
+	f := browsertest.Eval[first](t, b, `(() => {
 		const a = [...document.querySelectorAll('#triage-round .examples a')].find(a => a.textContent === 'harbor/hello-world#1');
 		if (!a) return {id: '', why: '', bottom: 1e9};
 		return {id: a.textContent, why: a.parentElement.querySelector('.why').textContent, bottom: a.getBoundingClientRect().bottom};
@@ -103,7 +96,7 @@ func TestBrowserWhy(t *testing.T) {
 	if !strings.Contains(f.Why, "Agent execution timed out after 120.0 seconds") {
 		t.Errorf("the triage line says %q, want the exception's message", f.Why)
 	}
-	png := b.screenshot(t, "why-first-screen.png", false)
+	png := b.ViewScreenshot(t, "why-first-screen.png")
 	if os.Getenv("TPCTL_UPDATE_SCREENSHOT") != "" {
 		if err := os.WriteFile(filepath.Join("..", "docs", "report.png"), png, 0o644); err != nil {
 			t.Fatal(err)
@@ -121,11 +114,11 @@ func TestBrowserWhy(t *testing.T) {
 		statuses: [...document.querySelectorAll('#vp-round .row .status')].map(e => e.textContent.slice(1)),
 		ids: [...document.querySelectorAll('#vp-round .row .tid')].map(e => e.textContent),
 		height: document.getElementById('vp-round').getBoundingClientRect().height}))()`
-	eval[chromedp.Void](t, b, `[...document.querySelectorAll('#triage-round .tcount')].find(a => a.textContent.includes('infra_error')).click()`)
-	if err := b.poll(`document.querySelector('#sec-round .shown').textContent.startsWith('Showing 1 of')`); err != nil {
+	browsertest.Eval[chromedp.Void](t, b, `[...document.querySelectorAll('#triage-round .tcount')].find(a => a.textContent.includes('infra_error')).click()`)
+	if err := b.Poll(`document.querySelector('#sec-round .shown').textContent.startsWith('Showing 1 of')`); err != nil {
 		t.Fatal(err)
 	}
-	l := eval[list](t, b, read)
+	l := browsertest.Eval[list](t, b, read)
 	if !slices.Equal(l.Statuses, []string{snapshot.StatusInfraError}) || !slices.Equal(l.IDs, []string{"harbor/hello-alpine#2"}) {
 		t.Errorf("the infra_error triage link shows %q %q", l.Statuses, l.IDs)
 	}
@@ -133,21 +126,21 @@ func TestBrowserWhy(t *testing.T) {
 		t.Errorf("a one-row list is %.0f px tall; it should be sized to its rows", l.Height)
 	}
 	// The reason and exception tables are links too.
-	eval[chromedp.Void](t, b, `document.querySelector('.counts a[href*="exception=RewardFileNotFoundError"]').click()`)
-	if err := b.poll(`document.querySelector('#vp-round .row .tid') && document.querySelector('#vp-round .row .tid').textContent === 'harbor/hello-alpine#0'`); err != nil {
+	browsertest.Eval[chromedp.Void](t, b, `document.querySelector('.counts a[href*="exception=RewardFileNotFoundError"]').click()`)
+	if err := b.Poll(`document.querySelector('#vp-round .row .tid') && document.querySelector('#vp-round .row .tid').textContent === 'harbor/hello-alpine#0'`); err != nil {
 		t.Errorf("the exception table's link did not filter the list: %v", err)
 	}
 
 	// The detail says why: open the failed trial from the triage block.
-	eval[chromedp.Void](t, b, `[...document.querySelectorAll('#triage-round .examples a')].find(a => a.textContent === 'harbor/hello-world#1').click()`)
-	if err := b.poll(`!document.getElementById('detail-round').hidden && !!document.querySelector('#detail-round .why-banner')`); err != nil {
+	browsertest.Eval[chromedp.Void](t, b, `[...document.querySelectorAll('#triage-round .examples a')].find(a => a.textContent === 'harbor/hello-world#1').click()`)
+	if err := b.Poll(`!document.getElementById('detail-round').hidden && !!document.querySelector('#detail-round .why-banner')`); err != nil {
 		t.Fatal(err)
 	}
 	type detail struct {
 		Why, Hist string
 		Active    string
 	}
-	d := eval[detail](t, b, `(() => ({why: document.querySelector('#detail-round .why-banner').textContent,
+	d := browsertest.Eval[detail](t, b, `(() => ({why: document.querySelector('#detail-round .why-banner').textContent,
 		hist: document.querySelector('#detail-round .hist').textContent, active: document.activeElement.id}))()`)
 	if d.Why != `Why: exception AgentTimeoutError: Agent execution timed out after 120.0 seconds; reward "reward" is 0.0` {
 		t.Errorf("the detail panel says %q", d.Why)
@@ -157,10 +150,10 @@ func TestBrowserWhy(t *testing.T) {
 			t.Errorf("the attempt history lacks %q: %s", want, d.Hist)
 		}
 	}
-	b.screenshot(t, "why-detail.png", false)
+	b.ViewScreenshot(t, "why-detail.png")
 
 	// Esc closes the detail and returns to its row.
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
 		t.Fatal(err)
 	}
 	type back struct {
@@ -168,86 +161,86 @@ func TestBrowserWhy(t *testing.T) {
 		Active   string `json:"active"`
 		Selected string `json:"selected"`
 	}
-	bk := eval[back](t, b, `(() => ({hidden: document.getElementById('detail-round').hidden, active: document.activeElement.id,
+	bk := browsertest.Eval[back](t, b, `(() => ({hidden: document.getElementById('detail-round').hidden, active: document.activeElement.id,
 		selected: (document.querySelector('#vp-round .row[aria-selected=true] .tid') || {}).textContent}))()`)
 	if !bk.Hidden || bk.Active != "vp-round" || bk.Selected != "harbor/hello-world#1" {
 		t.Errorf("after Esc: detail hidden %v, focus on %q, selected row %q; want the list focused on harbor/hello-world#1", bk.Hidden, bk.Active, bk.Selected)
 	}
 	// j and k move; n opens the next trial, p the previous one.
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("j")); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent("j")); err != nil {
 		t.Fatal(err)
 	}
-	if s := eval[string](t, b, `document.querySelector('#vp-round .row[aria-selected=true] .tid').textContent`); s != "harbor/hello-world#2" {
+	if s := browsertest.Eval[string](t, b, `document.querySelector('#vp-round .row[aria-selected=true] .tid').textContent`); s != "harbor/hello-world#2" {
 		t.Errorf("j selects %q, want harbor/hello-world#2", s)
 	}
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("k"), chromedp.KeyEvent("n")); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent("k"), chromedp.KeyEvent("n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.poll(`decodeURIComponent(location.hash) === '#round/harbor/hello-world#2'`); err != nil {
+	if err := b.Poll(`decodeURIComponent(location.hash) === '#round/harbor/hello-world#2'`); err != nil {
 		t.Errorf("n did not open the next trial: %v", err)
 	}
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("p")); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent("p")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.poll(`decodeURIComponent(location.hash) === '#round/harbor/hello-world#1'`); err != nil {
+	if err := b.Poll(`decodeURIComponent(location.hash) === '#round/harbor/hello-world#1'`); err != nil {
 		t.Errorf("p did not open the previous trial: %v", err)
 	}
 	// / focuses the search, which finds a trial by its detail text.
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.Escape), chromedp.KeyEvent("/")); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent(kb.Escape), chromedp.KeyEvent("/")); err != nil {
 		t.Fatal(err)
 	}
-	if ph := eval[string](t, b, `document.activeElement.placeholder || ''`); !strings.HasPrefix(ph, "status, reason") {
+	if ph := browsertest.Eval[string](t, b, `document.activeElement.placeholder || ''`); !strings.HasPrefix(ph, "status, reason") {
 		t.Errorf("/ focused %q, want the search box", ph)
 	}
 	// (DevTools sends the key's character as an event of its own, which
 	// the page's preventDefault on keydown cannot stop as a real keyboard's
 	// is stopped; the box is emptied before typing.)
-	eval[chromedp.Void](t, b, `document.activeElement.value = ''`)
-	if err := chromedp.Do(b.ctx, chromedp.SendKeys(`input[type=search][placeholder^="status"]`, "no reward file")); err != nil {
+	browsertest.Eval[chromedp.Void](t, b, `document.activeElement.value = ''`)
+	if err := chromedp.Do(b.Ctx, chromedp.SendKeys(`input[type=search][placeholder^="status"]`, "no reward file")); err != nil {
 		t.Fatal(err)
 	}
-	if l := eval[list](t, b, read); !slices.Equal(l.IDs, []string{"harbor/hello-alpine#0"}) {
-		t.Errorf("searching the detail text shows %q (%s; search box %q)", l.IDs, l.Shown, eval[string](t, b, `tpctlReport.explorers.round.controls.search.value`))
+	if l := browsertest.Eval[list](t, b, read); !slices.Equal(l.IDs, []string{"harbor/hello-alpine#0"}) {
+		t.Errorf("searching the detail text shows %q (%s; search box %q)", l.IDs, l.Shown, browsertest.Eval[string](t, b, `tpctlReport.explorers.round.controls.search.value`))
 	}
-	eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.search; c.value = ''; c.dispatchEvent(new Event('input')); })()`)
+	browsertest.Eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.search; c.value = ''; c.dispatchEvent(new Event('input')); })()`)
 
 	// The task table: worst first, a header sorts, a row filters the list.
 	tasks := func() []string {
-		return eval[[]string](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr td:first-child')].map(e => e.textContent)`)
+		return browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr td:first-child')].map(e => e.textContent)`)
 	}
 	if got := tasks(); !slices.Equal(got, []string{"harbor/hello-world", "harbor/hello-alpine"}) {
 		t.Errorf("task table rows %q, want the worst success rate first", got)
 	}
-	eval[chromedp.Void](t, b, `[...document.querySelectorAll('.tasks[data-side=round] th button')].find(b => b.textContent.startsWith('task')).click()`)
+	browsertest.Eval[chromedp.Void](t, b, `[...document.querySelectorAll('.tasks[data-side=round] th button')].find(b => b.textContent.startsWith('task')).click()`)
 	if got := tasks(); !slices.Equal(got, []string{"harbor/hello-alpine", "harbor/hello-world"}) {
 		t.Errorf("sorted by task: %q", got)
 	}
-	if fl := eval[string](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr')].find(r => r.textContent.includes('hello-world')).querySelector('.flags').textContent`); fl != "flaky" {
+	if fl := browsertest.Eval[string](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr')].find(r => r.textContent.includes('hello-world')).querySelector('.flags').textContent`); fl != "flaky" {
 		t.Errorf("harbor/hello-world is flagged %q, want flaky", fl)
 	}
-	eval[chromedp.Void](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr')].find(r => r.textContent.includes('hello-alpine')).click()`)
-	if l := eval[list](t, b, read); l.Shown != "Showing 4 of 8 planned trials." || slices.ContainsFunc(l.IDs, func(s string) bool { return !strings.HasPrefix(s, "harbor/hello-alpine#") }) {
+	browsertest.Eval[chromedp.Void](t, b, `[...document.querySelectorAll('.tasks[data-side=round] tbody tr')].find(r => r.textContent.includes('hello-alpine')).click()`)
+	if l := browsertest.Eval[list](t, b, read); l.Shown != "Showing 4 of 8 planned trials." || slices.ContainsFunc(l.IDs, func(s string) bool { return !strings.HasPrefix(s, "harbor/hello-alpine#") }) {
 		t.Errorf("a task row shows %q %q", l.Shown, l.IDs)
 	}
 	// The task filter is type-ahead: part of a name narrows the list.
-	eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.task; c.value = 'world'; c.dispatchEvent(new Event('input')); })()`)
-	if l := eval[list](t, b, read); l.Shown != "Showing 4 of 8 planned trials." || !strings.HasPrefix(l.IDs[0], "harbor/hello-world#") {
+	browsertest.Eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.task; c.value = 'world'; c.dispatchEvent(new Event('input')); })()`)
+	if l := browsertest.Eval[list](t, b, read); l.Shown != "Showing 4 of 8 planned trials." || !strings.HasPrefix(l.IDs[0], "harbor/hello-world#") {
 		t.Errorf("typing 'world' shows %q %q", l.Shown, l.IDs)
 	}
 
 	// At 390 px nothing scrolls sideways: the page, a trial's detail, the
 	// trajectory viewer.
-	b.viewport(t, 390, 844)
-	eval[chromedp.Void](t, b, `location.hash = ''; window.scrollTo(0, 0)`)
+	b.Viewport(t, 390, 844)
+	browsertest.Eval[chromedp.Void](t, b, `location.hash = ''; window.scrollTo(0, 0)`)
 	noSideScroll(t, b, "round at 390 px")
-	b.screenshot(t, "why-390.png", true)
-	eval[chromedp.Void](t, b, `location.hash = '#round/' + encodeURIComponent('harbor/hello-world#1')`)
-	if err := b.poll(`!document.getElementById('detail-round').hidden`); err != nil {
+	b.Screenshot(t, "why-390.png")
+	browsertest.Eval[chromedp.Void](t, b, `location.hash = '#round/' + encodeURIComponent('harbor/hello-world#1')`)
+	if err := b.Poll(`!document.getElementById('detail-round').hidden`); err != nil {
 		t.Fatal(err)
 	}
 	noSideScroll(t, b, "a trial's detail at 390 px")
-	b.screenshot(t, "why-390-detail.png", false)
-	b.checkQuiet(t, page)
+	b.ViewScreenshot(t, "why-390-detail.png")
+	b.CheckQuiet(t, page)
 }
 
 // TestBrowserSideBySide: each transition of a comparison opens the trial
@@ -255,7 +248,7 @@ func TestBrowserWhy(t *testing.T) {
 // names both checkpoints; the not-comparable banner points at the gate
 // below it; at 390 px nothing scrolls sideways.
 func TestBrowserSideBySide(t *testing.T) {
-	b := newBrowser(t, 1400, 900)
+	b := browsertest.New(t, 1400, 900)
 	base, baseDir := exampleRound(t, "import-plan-round-2.json")
 	cand, candDir := exampleRound(t, "import-plan-round-3.json")
 	res, err := compare.Rounds(context.Background(), baseDir, candDir)
@@ -263,18 +256,18 @@ func TestBrowserSideBySide(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := writePage(t, "review.html", func(w *bytes.Buffer) error { return report.WriteComparison(w, base, cand, res) })
-	page := b.open(t, file, "")
-	b.viewport(t, 1400, 900)
-	title := eval[string](t, b, `document.querySelector('h1').textContent`)
+	page := openReport(t, b, file, "")
+	b.Viewport(t, 1400, 900)
+	title := browsertest.Eval[string](t, b, `document.querySelector('h1').textContent`)
 	if !strings.Contains(title, base.Manifest.Checkpoint.Ref) || !strings.Contains(title, cand.Manifest.Checkpoint.Ref) {
 		t.Errorf("the title %q does not name both checkpoints", title)
 	}
-	pairs := eval[[]string](t, b, `[...document.querySelectorAll('#comparison .tlist a.mono')].map(a => a.textContent)`)
+	pairs := browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('#comparison .tlist a.mono')].map(a => a.textContent)`)
 	if len(pairs) < 2 {
 		t.Fatalf("the fixture's comparison has %d transitions; the test needs two", len(pairs))
 	}
-	eval[chromedp.Void](t, b, `document.querySelector('#comparison .tlist a.mono').click()`)
-	if err := b.poll(`!document.getElementById('pairview').hidden && document.querySelectorAll('#pairview .paircol .detail h4').length >= 2`); err != nil {
+	browsertest.Eval[chromedp.Void](t, b, `document.querySelector('#comparison .tlist a.mono').click()`)
+	if err := b.Poll(`!document.getElementById('pairview').hidden && document.querySelectorAll('#pairview .paircol .detail h4').length >= 2`); err != nil {
 		t.Fatal(err)
 	}
 	type side struct {
@@ -285,7 +278,7 @@ func TestBrowserSideBySide(t *testing.T) {
 	const read = `(() => ({heads: [...document.querySelectorAll('#pairview .paircol > h4')].map(e => e.textContent),
 		statuses: [...document.querySelectorAll('#pairview .paircol .detail .dhead h4 .status')].map(e => e.textContent.slice(1)),
 		where: document.querySelector('#pairview .pairnav .note').textContent}))()`
-	s := eval[side](t, b, read)
+	s := browsertest.Eval[side](t, b, read)
 	if len(s.Heads) != 2 || !strings.HasPrefix(s.Heads[0], "Base · ") || !strings.HasPrefix(s.Heads[1], "Candidate · ") {
 		t.Errorf("side-by-side columns %q", s.Heads)
 	}
@@ -295,33 +288,33 @@ func TestBrowserSideBySide(t *testing.T) {
 	if s.Where != "transition 1 of "+itoa(len(pairs)) {
 		t.Errorf("the pair view says %q", s.Where)
 	}
-	b.screenshot(t, "side-by-side.png", false)
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent("n")); err != nil {
+	b.ViewScreenshot(t, "side-by-side.png")
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent("n")); err != nil {
 		t.Fatal(err)
 	}
-	if err := b.poll(`document.querySelector('#pairview .pairnav .note') && document.querySelector('#pairview .pairnav .note').textContent === 'transition 2 of ` + itoa(len(pairs)) + `'`); err != nil {
+	if err := b.Poll(`document.querySelector('#pairview .pairnav .note') && document.querySelector('#pairview .pairnav .note').textContent === 'transition 2 of ` + itoa(len(pairs)) + `'`); err != nil {
 		t.Errorf("n did not step to the next transition: %v", err)
 	}
-	if got := eval[string](t, b, `document.querySelector('#pairview .pairnav strong').textContent`); got != pairs[1] {
+	if got := browsertest.Eval[string](t, b, `document.querySelector('#pairview .pairnav strong').textContent`); got != pairs[1] {
 		t.Errorf("the second transition is %q, want %q", got, pairs[1])
 	}
-	if n := eval[int](t, b, `document.querySelectorAll('.ptasks tbody tr').length`); n == 0 {
+	if n := browsertest.Eval[int](t, b, `document.querySelectorAll('.ptasks tbody tr').length`); n == 0 {
 		t.Error("no per-task base vs candidate table")
 	}
-	if err := chromedp.Do(b.ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.KeyEvent(kb.Escape)); err != nil {
 		t.Fatal(err)
 	}
-	if !eval[bool](t, b, `document.getElementById('pairview').hidden`) {
+	if !browsertest.Eval[bool](t, b, `document.getElementById('pairview').hidden`) {
 		t.Error("Esc did not close the side-by-side view")
 	}
-	b.viewport(t, 390, 844)
-	eval[chromedp.Void](t, b, `location.hash = '#pair/' + encodeURIComponent(`+jsString(pairs[0])+`)`)
-	if err := b.poll(`!document.getElementById('pairview').hidden`); err != nil {
+	b.Viewport(t, 390, 844)
+	browsertest.Eval[chromedp.Void](t, b, `location.hash = '#pair/' + encodeURIComponent(`+jsString(pairs[0])+`)`)
+	if err := b.Poll(`!document.getElementById('pairview').hidden`); err != nil {
 		t.Fatal(err)
 	}
 	noSideScroll(t, b, "comparison at 390 px")
-	b.screenshot(t, "side-by-side-390.png", true)
-	b.checkQuiet(t, page)
+	b.Screenshot(t, "side-by-side-390.png")
+	b.CheckQuiet(t, page)
 }
 
 // TestBrowserUntrustedKeys: task names and tool call IDs such as
@@ -330,7 +323,7 @@ func TestBrowserSideBySide(t *testing.T) {
 // all its messages with calls paired to results, and the task filter
 // lists those tasks.
 func TestBrowserUntrustedKeys(t *testing.T) {
-	b := newBrowser(t, 1200, 900)
+	b := browsertest.New(t, 1200, 900)
 	names := []string{"__proto__", "constructor", "toString", "hasOwnProperty"}
 	var trials []reporttest.Trial
 	for _, n := range names {
@@ -345,8 +338,8 @@ func TestBrowserUntrustedKeys(t *testing.T) {
 	}
 	r := reporttest.Write(t, filepath.Join(t.TempDir(), "round"), trials, []reporttest.Body{{TrialID: "__proto__#0", Attempt: 0, Messages: msgs}})
 	file := writePage(t, "keys.html", func(w *bytes.Buffer) error { return report.WriteRound(w, r) })
-	page := b.open(t, file, "#round/"+"__proto__%230")
-	if err := b.poll(`document.querySelectorAll('#detail-round .msg').length > 0`); err != nil {
+	page := openReport(t, b, file, "#round/"+"__proto__%230")
+	if err := b.Poll(`document.querySelectorAll('#detail-round .msg').length > 0`); err != nil {
 		t.Fatalf("the __proto__ transcript shows no message: %v", err)
 	}
 	type view struct {
@@ -356,7 +349,7 @@ func TestBrowserUntrustedKeys(t *testing.T) {
 		Tasks    []string `json:"tasks"`
 		Roles    []string `json:"roles"`
 	}
-	v := eval[view](t, b, `(() => ({messages: document.querySelectorAll('#detail-round .msg').length,
+	v := browsertest.Eval[view](t, b, `(() => ({messages: document.querySelectorAll('#detail-round .msg').length,
 		pairs: [...document.querySelectorAll('#detail-round .msg .pair')].map(e => e.textContent),
 		args: [...document.querySelectorAll('#detail-round .msg pre.arg code')].map(e => e.textContent),
 		tasks: [...document.querySelectorAll('#sec-round datalist option')].map(o => o.value),
@@ -379,16 +372,16 @@ func TestBrowserUntrustedKeys(t *testing.T) {
 		t.Errorf("the task filter offers %q, want %q", v.Tasks, sortedNames)
 	}
 	for _, n := range names {
-		eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.task; c.value = `+jsString(n)+`; c.dispatchEvent(new Event('input')); })()`)
-		ids := eval[[]string](t, b, `[...document.querySelectorAll('#vp-round .row .tid')].map(e => e.textContent)`)
+		browsertest.Eval[chromedp.Void](t, b, `(() => { const c = tpctlReport.explorers.round.controls.task; c.value = `+jsString(n)+`; c.dispatchEvent(new Event('input')); })()`)
+		ids := browsertest.Eval[[]string](t, b, `[...document.querySelectorAll('#vp-round .row .tid')].map(e => e.textContent)`)
 		if !slices.Equal(ids, []string{n + "#0"}) {
 			t.Errorf("the task filter %q shows %q", n, ids)
 		}
 	}
-	if got := eval[string](t, b, `document.querySelector('.tasks[data-side=round] tbody').textContent`); !strings.Contains(got, "__proto__") || !strings.Contains(got, "constructor") {
+	if got := browsertest.Eval[string](t, b, `document.querySelector('.tasks[data-side=round] tbody').textContent`); !strings.Contains(got, "__proto__") || !strings.Contains(got, "constructor") {
 		t.Errorf("the task table lacks the tasks: %s", got)
 	}
-	b.checkQuiet(t, page)
+	b.CheckQuiet(t, page)
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

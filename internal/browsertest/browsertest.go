@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
@@ -74,7 +76,11 @@ func New(t testing.TB, width, height int) *Browser {
 		case *network.EventRequestWillBeSent:
 			b.requests = append(b.requests, e.Request.URL)
 		case *runtime.EventExceptionThrown:
-			b.problems = append(b.problems, "exception: "+e.ExceptionDetails.Text)
+			msg := e.ExceptionDetails.Text
+			if x := e.ExceptionDetails.Exception; x != nil {
+				msg += " " + x.Description // the message and stack, not just "Uncaught"
+			}
+			b.problems = append(b.problems, "exception: "+msg)
 		case *log.EventEntryAdded:
 			if e.Entry.Level == log.EntryLevelError {
 				b.problems = append(b.problems, fmt.Sprintf("log %s: %s", e.Entry.Source, e.Entry.Text))
@@ -92,24 +98,67 @@ func New(t testing.TB, width, height int) *Browser {
 // Open loads a file and waits for its document to be complete.
 func (b *Browser) Open(t testing.TB, file string) string {
 	t.Helper()
+	return b.OpenAt(t, file, "", "")
+}
+
+// OpenAt loads a file at a fragment (hash, "" or "#…"), waits for its
+// document to be complete and then, when ready is not "", until the
+// expression ready is truthy (a page's script saying it is interactive).
+// It returns the file's URL without the fragment.
+func (b *Browser) OpenAt(t testing.TB, file, hash, ready string) string {
+	t.Helper()
 	u := (&url.URL{Scheme: "file", Path: file}).String()
-	if err := chromedp.Do(b.Ctx, chromedp.Navigate(u)); err != nil {
+	if err := chromedp.Do(b.Ctx, chromedp.Navigate(u+hash)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := chromedp.Run(b.Ctx, chromedp.Poll[bool](`document.readyState === "complete"`, chromedp.WithPollingTimeout(2*time.Minute))); err != nil {
+	if err := b.Poll(`document.readyState === "complete"`); err != nil {
 		t.Fatal(err)
+	}
+	if ready != "" {
+		if err := b.Poll(ready); err != nil {
+			t.Fatalf("the page did not become ready (%s): %v", ready, err)
+		}
 	}
 	return u
 }
 
-// Eval evaluates js in the page.
+// Poll waits until the expression is truthy. The long deadline only
+// stops a hung page on a loaded machine; nothing asserts on time.
+func (b *Browser) Poll(expr string) error {
+	_, err := chromedp.Run(b.Ctx, chromedp.Poll[bool](expr, chromedp.WithPollingTimeout(2*time.Minute)))
+	return err
+}
+
+// Eval evaluates js in the page; a promise is awaited.
 func Eval[T any](t testing.TB, b *Browser, js string) T {
 	t.Helper()
-	v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[T](js))
+	v, err := chromedp.Run(b.Ctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatalf("evaluating %s: %v", js, err)
 	}
 	return v
+}
+
+// Viewport resizes the page (CSS pixels) as a phone or a desktop would.
+func (b *Browser) Viewport(t testing.TB, w, h int64) {
+	t.Helper()
+	if err := chromedp.Do(b.Ctx, chromedp.EmulateViewport(w, h)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Media emulates a CSS media type ("" for screen, "print") and a
+// prefers-color-scheme ("light", "dark").
+func (b *Browser) Media(t testing.TB, typ, scheme string) {
+	t.Helper()
+	err := chromedp.Do(b.Ctx, chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Media: typ, Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // CheckQuiet fails on any request but the page itself, any script
@@ -132,10 +181,23 @@ func (b *Browser) CheckQuiet(t testing.TB, page string) {
 	}
 }
 
-// Screenshot saves a full-page screenshot as name and returns its path.
-func (b *Browser) Screenshot(t testing.TB, name string) string {
+// Screenshot saves a screenshot of the whole page as name (in the
+// artifact folder) and returns the PNG.
+func (b *Browser) Screenshot(t testing.TB, name string) []byte {
 	t.Helper()
-	png, err := chromedp.Run(b.Ctx, chromedp.FullScreenshot(100))
+	return b.save(t, name, chromedp.FullScreenshot(100))
+}
+
+// ViewScreenshot saves a screenshot of what the viewport shows (the first
+// screen, unless scrolled) as name and returns the PNG.
+func (b *Browser) ViewScreenshot(t testing.TB, name string) []byte {
+	t.Helper()
+	return b.save(t, name, chromedp.CaptureScreenshot())
+}
+
+func (b *Browser) save(t testing.TB, name string, shot chromedp.Action[[]byte]) []byte {
+	t.Helper()
+	png, err := chromedp.Run(b.Ctx, shot)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,5 +213,5 @@ func (b *Browser) Screenshot(t testing.TB, name string) string {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s", path)
-	return path
+	return png
 }
