@@ -8,8 +8,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // TestEvalRunExitCodes runs the real tpctl process (the test binary under
@@ -30,20 +28,8 @@ func TestEvalRunExitCodes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "eval-run-signal.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	work := t.TempDir()
-	for _, f := range ar.Files {
-		p := filepath.Join(work, f.Name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTxtarFiles(t, work, filepath.Join("testdata", "script", "eval-run-signal.txtar"))
 	cases := []struct {
 		name     string
 		scenario string

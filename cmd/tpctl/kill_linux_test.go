@@ -12,8 +12,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // These tests kill a real tpctl binary with SIGKILL (issue 11 items 7 and
@@ -122,19 +120,7 @@ func killHard(t *testing.T, cmd *exec.Cmd) {
 func TestKilledEvalRunStopsHarbor(t *testing.T) {
 	bin := builtBinaries(t)
 	dir := t.TempDir()
-	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "eval-run-signal.txtar"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeTxtarFiles(t, dir, filepath.Join("testdata", "script", "eval-run-signal.txtar"))
 	ready := filepath.Join(dir, "ready")
 	cmd, out := startTPCTL(t, bin, dir, []string{
 		"PATH=" + filepath.Join(bin, "bin") + string(os.PathListSeparator) + os.Getenv("PATH"),
@@ -164,16 +150,39 @@ func TestKilledEvalRunStopsHarbor(t *testing.T) {
 
 // hangingRedactor is an exec redactor that answers the probe, then on the
 // first real request writes its pid to $REDACTOR_READY and hangs: the
-// import is then in progress, with its temporary folder on disk.
-const hangingRedactor = `#!/bin/sh
-while IFS= read -r line; do
+// import is then in progress, with its temporary folder on disk. With
+// child, it first starts a child (a sleep) and writes "REDACTOR CHILD".
+func hangingRedactor(child bool) string {
+	start, pids := "", "$$"
+	if child {
+		start, pids = "sleep 3600 &\nchild=$!\n", `"$$ $child"`
+	}
+	return "#!/bin/sh\n" + start + `while IFS= read -r line; do
   id=$(printf '%s\n' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
   case "$line" in
   *'"text":""'*) printf '{"id":%s,"text":""}\n' "$id" ;;
-  *) echo $$ > "$REDACTOR_READY.tmp" && mv "$REDACTOR_READY.tmp" "$REDACTOR_READY"; exec sleep 3600 ;;
+  *) echo ` + pids + ` > "$REDACTOR_READY.tmp" && mv "$REDACTOR_READY.tmp" "$REDACTOR_READY"; exec sleep 3600 ;;
   esac
 done
 `
+}
+
+// hangingImport builds the binaries and writes hangingRedactor(child) in
+// a fresh folder: the binaries' folder, that folder, the example job and
+// the redactor.
+func hangingImport(t *testing.T, child bool) (bin, dir, example, red string) {
+	bin = builtBinaries(t)
+	dir = t.TempDir()
+	example, err := filepath.Abs(filepath.Join("..", "..", "testdata", "example"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	red = filepath.Join(dir, "redactor.sh")
+	if err := os.WriteFile(red, []byte(hangingRedactor(child)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin, dir, example, red
+}
 
 // TestKilledImportLeavesNoStaleTemp: kill -9 during `tpctl import`
 // leaves its hidden temporary folder (nothing can run after SIGKILL) and
@@ -181,16 +190,7 @@ done
 // same parent removes the leftover and says so, and never touches the
 // temporary folder of an import that is still running.
 func TestKilledImportLeavesNoStaleTemp(t *testing.T) {
-	bin := builtBinaries(t)
-	dir := t.TempDir()
-	example, err := filepath.Abs(filepath.Join("..", "..", "testdata", "example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	red := filepath.Join(dir, "hang.sh")
-	if err := os.WriteFile(red, []byte(hangingRedactor), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin, dir, example, red := hangingImport(t, false)
 	parent := filepath.Join(dir, "rounds")
 	if err := os.Mkdir(parent, 0o755); err != nil {
 		t.Fatal(err)

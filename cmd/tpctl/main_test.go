@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/rogpeppe/go-internal/txtar"
 )
 
 // scriptCmds are the programs testscript puts on PATH; other test files
@@ -96,5 +98,23 @@ func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: a line of %d cells, over %d: %q", args[0], widest, n, line)
 	case neg && widest <= n:
 		ts.Fatalf("%s: every line fits %d cells (widest %d)", args[0], n, widest)
+	}
+}
+
+// writeTxtarFiles writes the files of a txtar archive under dir.
+func writeTxtarFiles(t *testing.T, dir, archive string) {
+	t.Helper()
+	ar, err := txtar.ParseFile(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range ar.Files {
+		p := filepath.Join(dir, filepath.FromSlash(f.Name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -41,35 +41,11 @@ func TestKilledEvalRunStopsHarborThatIgnoresSIGINT(t *testing.T) {
 	_ = out
 }
 
-// redactorWithChild is an exec redactor that starts a child in its own
-// process group, writes "REDACTOR CHILD" pids to $REDACTOR_READY on the
-// first real request, and hangs.
-const redactorWithChild = `#!/bin/sh
-sleep 3600 &
-child=$!
-while IFS= read -r line; do
-  id=$(printf '%s\n' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
-  case "$line" in
-  *'"text":""'*) printf '{"id":%s,"text":""}\n' "$id" ;;
-  *) echo "$$ $child" > "$REDACTOR_READY.tmp" && mv "$REDACTOR_READY.tmp" "$REDACTOR_READY"; exec sleep 3600 ;;
-  esac
-done
-`
-
 // TestKilledImportStopsRedactorGroup: the parent-death SIGKILL reaches an
 // exec redactor but not what it started; the supervisor kills its whole
 // process group after kill -9 of tpctl.
 func TestKilledImportStopsRedactorGroup(t *testing.T) {
-	bin := builtBinaries(t)
-	dir := t.TempDir()
-	example, err := filepath.Abs(filepath.Join("..", "..", "testdata", "example"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	red := filepath.Join(dir, "red.sh")
-	if err := os.WriteFile(red, []byte(redactorWithChild), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin, dir, example, red := hangingImport(t, true)
 	ready := filepath.Join(dir, "ready")
 	cmd, _ := startTPCTL(t, bin, dir, []string{"REDACTOR_READY=" + ready, "TUNEPLANE_CONFIG="},
 		"import", "--plan", filepath.Join(example, "import-plan.json"), "--root", example, "--out", filepath.Join(dir, "snap"),

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/rogpeppe/go-internal/txtar"
 	"golang.org/x/sys/unix"
 
 	"github.com/tuneplane/tpctl/upload/ingesttest"
@@ -244,23 +243,5 @@ func TestKilledEvalWriterLeavesOwnedTemp(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "stale_temp: removed") {
 		t.Errorf("the next writer does not report what it removed:\n%s", b)
-	}
-}
-
-// writeTxtarFiles writes the files of a txtar archive under dir.
-func writeTxtarFiles(t *testing.T, dir, archive string) {
-	t.Helper()
-	ar, err := txtar.ParseFile(archive)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range ar.Files {
-		p := filepath.Join(dir, filepath.FromSlash(f.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, f.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
