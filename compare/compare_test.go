@@ -18,6 +18,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/internal/golden"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -86,7 +87,7 @@ func TestRoundsComparable(t *testing.T) {
 	if err := writeJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, js.Bytes(), "comparable.json")
+	golden.Check(t, *update, js.Bytes(), "comparable.json")
 }
 
 func TestRoundsReasons(t *testing.T) {
@@ -247,7 +248,7 @@ func TestRoundsDifferentTrialSets(t *testing.T) {
 	if err := writeJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, js.Bytes(), "not-comparable.json")
+	golden.Check(t, *update, js.Bytes(), "not-comparable.json")
 }
 
 // TestRoundsAgainstReference compares the merge-join with a plain map
@@ -411,26 +412,6 @@ func writeJSON(w io.Writer, r *Result) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
-}
-
-func golden(t *testing.T, got []byte, name string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 func BenchmarkRounds(b *testing.B) {

@@ -128,19 +128,7 @@ func TestPairedEdges(t *testing.T) {
 func TestPairedFormatV1(t *testing.T) {
 	base, cand := comparetest.Grid(5, 2, 3, 0.2)
 	bd := build(t, "b", comparetest.Spec{Trials: base})
-	path := filepath.Join(bd, "snapshot.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["format"] = "tpctl-snapshot/1"
-	delete(m, "statistics")
-	b, _ = json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+	if err := comparetest.ToFormatV1(bd); err != nil {
 		t.Fatal(err)
 	}
 	r, err := Rounds(context.Background(), bd, build(t, "c", comparetest.Spec{Trials: cand}))

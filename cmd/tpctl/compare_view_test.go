@@ -15,6 +15,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/internal/golden"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -74,8 +75,8 @@ func renderCompare(t *testing.T, r *compare.Result, limit, width int) []byte {
 }
 
 func TestCompareViewGolden(t *testing.T) {
-	golden(t, renderCompare(t, comparableResult(t), 0, 0), "compare-comparable.txt")
-	golden(t, renderCompare(t, notComparableResult(t), 2, 0), "compare-not-comparable.txt")
+	golden.Check(t, *update, renderCompare(t, comparableResult(t), 0, 0), "compare-comparable.txt")
+	golden.Check(t, *update, renderCompare(t, notComparableResult(t), 2, 0), "compare-not-comparable.txt")
 }
 
 // TestCompareViewFitsWidth: at 80 columns (and narrower) no line is

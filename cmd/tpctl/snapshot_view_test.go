@@ -5,13 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
+	"github.com/tuneplane/tpctl/internal/golden"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/report/reporttest"
@@ -19,26 +17,6 @@ import (
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
-
-func golden(t *testing.T, got []byte, name string) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 func plain() ui.Styles {
 	s, _, _, _ := ui.Test()
@@ -63,7 +41,7 @@ func TestWriteTrialTable(t *testing.T) {
 			if err := writeTrialTable(&out, 0, r, tc.filter, plain()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, out.Bytes(), "snapshot-trials-"+tc.name+".txt")
+			golden.Check(t, *update, out.Bytes(), "snapshot-trials-"+tc.name+".txt")
 		})
 	}
 }
@@ -92,7 +70,7 @@ func TestWriteTrialLines(t *testing.T) {
 			t.Errorf("missing trial %s has outcome data: %s", got.TrialID, l)
 		}
 	}
-	golden(t, out.Bytes(), "snapshot-trials.jsonl")
+	golden.Check(t, *update, out.Bytes(), "snapshot-trials.jsonl")
 }
 
 func TestWriteTrial(t *testing.T) {
@@ -108,7 +86,7 @@ func TestWriteTrial(t *testing.T) {
 			if err := writeTrial(&out, r, tc.id, plain()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, out.Bytes(), "snapshot-trial-"+tc.name+".txt")
+			golden.Check(t, *update, out.Bytes(), "snapshot-trial-"+tc.name+".txt")
 		})
 	}
 	if err := writeTrial(&bytes.Buffer{}, r, "nope#0", plain()); !errors.Is(err, report.ErrNoTrial) {

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -93,7 +91,9 @@ func TestSnapshotShowStatistics(t *testing.T) {
 				}
 			}
 			if tt.v1 {
-				toFormatV1(t, dir)
+				if err := comparetest.ToFormatV1(dir); err != nil {
+					t.Fatal(err)
+				}
 			}
 			for _, cmd := range [][]string{{"snapshot", "show", dir}, {"snapshot", "verify", dir}} {
 				s, _, out, errOut := ui.Test()
@@ -115,25 +115,5 @@ func TestSnapshotShowStatistics(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// toFormatV1 rewrites a snapshot's manifest as tpctl-snapshot/1 wrote it.
-func toFormatV1(t *testing.T, dir string) {
-	t.Helper()
-	path := filepath.Join(dir, "snapshot.json")
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		t.Fatal(err)
-	}
-	m["format"] = "tpctl-snapshot/1"
-	delete(m, "statistics")
-	b, _ = json.MarshalIndent(m, "", "  ")
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -197,4 +199,26 @@ func Observation(task string, repeat int, status string) snapshot.Observation {
 		Evidence:        snapshot.Evidence{ResultSHA256: &sha},
 		AttemptOutcomes: []snapshot.AttemptOutcome{a},
 	}
+}
+
+// ToFormatV1 rewrites the manifest of the snapshot in dir as
+// tpctl-snapshot/1 wrote it (no statistics member), for the tests that
+// older rounds are still read.
+func ToFormatV1(dir string) error {
+	path := filepath.Join(dir, "snapshot.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	m["format"] = "tpctl-snapshot/1"
+	delete(m, "statistics")
+	b, err = json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
