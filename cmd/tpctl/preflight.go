@@ -12,9 +12,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/lipgloss/table"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
@@ -192,8 +190,9 @@ func checkReportPath(report, job, catalog string) error {
 	return nil
 }
 
-// printPreflight writes the human report: a lipgloss table on a terminal,
-// stable tab-separated lines otherwise.
+// printPreflight writes the human report: on a terminal a table that fits
+// its width (ui.Columns, reasons wrapped, never cut), otherwise stable
+// tab-separated lines.
 func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 	st := io.Styles()
 	w := &pfErrWriter{w: io.Out}
@@ -206,33 +205,24 @@ func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 		}
 		return st.Warn
 	}
-	fmt.Fprintf(w, "%s %s\n", st.Heading.Render("preflight"), pfPrintable(rep.Job))
+	width := io.Width()
+	fmt.Fprintln(w, ui.Wrap(st.Heading.Render("preflight")+" "+pfPrintable(rep.Job), width))
 	if io.IsStdoutTTY() {
-		rows := make([][]string, 0, len(rep.Checks))
+		t := ui.Table{
+			Header:   []string{st.Bold.Render("CHECK"), st.Bold.Render("STATUS"), st.Bold.Render("REASON")},
+			Elide:    []bool{true},
+			WrapLast: true,
+		}
 		for _, c := range rep.Checks {
 			reason := pfPrintable(c.Reason)
 			for _, p := range pfMoreProblems(c) {
 				reason += "\n- " + pfPrintable(p.String())
 			}
-			rows = append(rows, []string{pfPrintable(c.ID), string(c.Status), reason})
+			t.Rows = append(t.Rows, []string{pfPrintable(c.ID), statusStyle(c.Status).Render(string(c.Status)), reason})
 		}
-		t := table.New().
-			Border(lipgloss.NormalBorder()).
-			BorderStyle(st.Faint).
-			Headers("CHECK", "STATUS", "REASON").
-			Rows(rows...).
-			Width(pfTerminalWidth(io.Out)).
-			StyleFunc(func(row, col int) lipgloss.Style {
-				s := st.Faint.UnsetFaint().Padding(0, 1)
-				switch {
-				case row == table.HeaderRow:
-					return st.Bold.Padding(0, 1)
-				case col == 1 && row >= 0 && row < len(rep.Checks):
-					return statusStyle(rep.Checks[row].Status).Padding(0, 1)
-				}
-				return s
-			})
-		fmt.Fprintln(w, t.Render())
+		if err := ui.Columns(w, width, t); err != nil {
+			return err
+		}
 	} else {
 		fmt.Fprintln(w, "CHECK\tSTATUS\tREASON")
 		for _, c := range rep.Checks {
@@ -247,14 +237,17 @@ func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 	if !rep.Ready {
 		verdict = st.Error.Render("not ready")
 	}
-	fmt.Fprintf(w, "%s: %d pass, %d fail, %d unchecked (unchecked items were not checked; they are not passes)\n", verdict, s.Pass, s.Fail, s.Unchecked)
-	fmt.Fprintf(w, "checked at %s by %s\n", rep.CheckedAt, rep.ToolVersion)
-	fmt.Fprintf(w, "input fingerprint %s (%s)\n", rep.Fingerprint.SHA256, rep.Fingerprint.Rules)
+	line := func(format string, args ...any) {
+		fmt.Fprintln(w, ui.Wrap(fmt.Sprintf(format, args...), width))
+	}
+	line("%s: %d pass, %d fail, %d unchecked (unchecked items were not checked; they are not passes)", verdict, s.Pass, s.Fail, s.Unchecked)
+	line("checked at %s by %s", rep.CheckedAt, rep.ToolVersion)
+	line("input fingerprint %s (%s)", rep.Fingerprint.SHA256, rep.Fingerprint.Rules)
 	for _, n := range rep.Notes {
-		fmt.Fprintf(w, "%s\n", st.Faint.Render("note: "+n))
+		line("%s", st.Faint.Render("note: "+n))
 	}
 	if saved != "" {
-		fmt.Fprintf(w, "report saved to %s; check it later with: tpctl preflight verify-report %s %s\n", saved, saved, rep.Job)
+		line("report saved to %s; check it later with: tpctl preflight verify-report %s %s", saved, saved, rep.Job)
 	}
 	return w.err
 }
@@ -291,17 +284,6 @@ func pfOneLine(s string) string { return pfPrintable(strings.Join(strings.Fields
 // references) for the terminal (internal/termsafe). JSON output keeps
 // the values (JSON escapes them).
 func pfPrintable(s string) string { return termsafe.Escape(s) }
-
-// pfTerminalWidth is the width of out when it is a terminal, else 120.
-func pfTerminalWidth(out io.Writer) int {
-	// The output gate wraps the streams; it passes the descriptor on.
-	if f, ok := out.(interface{ Fd() uintptr }); ok {
-		if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 40 {
-			return w
-		}
-	}
-	return 120
-}
 
 // preflightVerifyOptions are the inputs of tpctl preflight verify-report.
 type preflightVerifyOptions struct {

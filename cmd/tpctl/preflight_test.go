@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/go-cmp/cmp"
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -109,7 +110,8 @@ func TestNewCmdPreflight(t *testing.T) {
 }
 
 // TestPreflightTable renders the terminal table and checks that styles
-// come only from the streams: no escape codes when colour is off.
+// come only from the streams (no escape codes when colour is off) and
+// that it fits 80 columns with every reason whole, wrapped, not cut.
 func TestPreflightTable(t *testing.T) {
 	dir := t.TempDir()
 	if err := pfCopyDir("../../testdata/preflight", dir); err != nil {
@@ -119,6 +121,7 @@ func TestPreflightTable(t *testing.T) {
 		streams, _, out, _ := ui.Test()
 		streams.SetTTY(true, true)
 		streams.SetColorEnabled(color)
+		streams.SetWidth(80)
 		a := &app{io: streams, output: outputText}
 		err := preflightRun(context.Background(), a, &preflightOptions{
 			Job: filepath.Join(dir, "job-not-ready.yaml"), Catalog: filepath.Join(dir, "catalog.yaml"), SkipSource: true, Now: time.Now,
@@ -127,9 +130,23 @@ func TestPreflightTable(t *testing.T) {
 			t.Fatalf("err = %v, want a finding", err)
 		}
 		s := out.String()
-		for _, want := range []string{"CHECK", "STATUS", "REASON", "runtime.image", "worker.mounts", "not ready", ": 5 pass, 4 fail, 5 unchecked", "│"} {
+		for _, want := range []string{"CHECK", "STATUS", "REASON", "runtime.image", "worker.mounts", "not ready", ": 5 pass, 4 fail, 5 unchecked"} {
 			if !strings.Contains(s, want) {
 				t.Errorf("color=%v: output lacks %q:\n%s", color, want, s)
+			}
+		}
+		for _, l := range strings.Split(s, "\n") {
+			if w := ansi.StringWidth(l); w > 80 {
+				t.Errorf("color=%v: a line of %d cells: %q", color, w, l)
+			}
+		}
+		words := strings.Join(strings.Fields(ansi.Strip(s)), " ")
+		for _, want := range []string{
+			"global_batch_size must be a multiple of micro_batch_size × nodes × gpus_per_node - /config/global_batch_size: read by rule",
+			"/params/learning_rate: maximum: got 0.01, want 0.001",
+		} {
+			if !strings.Contains(words, want) {
+				t.Errorf("color=%v: a reason was cut; no %q in\n%s", color, want, s)
 			}
 		}
 		if hasEsc := strings.Contains(s, "\x1b["); hasEsc != color {

@@ -26,7 +26,16 @@ type Table struct {
 	// MinElided is the width below which an elided column is not cut
 	// further (default 12); past that, the rows are stacked.
 	MinElided int
+	// WrapLast wraps the last column (reasons, messages: text to be read
+	// whole) in the room the other columns leave it, its further lines
+	// starting under it, instead of cutting it; a line feed in it starts
+	// a new line there. With less than minWrapped cells of room the rows
+	// are stacked, the value wrapped below its name.
+	WrapLast bool
 }
+
+// minWrapped is the least room WrapLast wraps a last column into.
+const minWrapped = 24
 
 // gap is the space between two columns.
 const gap = 2
@@ -57,15 +66,36 @@ func Columns(w io.Writer, width int, t Table) error {
 	widths := make([]int, n)
 	for _, r := range rows {
 		for i, c := range r {
+			if t.WrapLast && i == n-1 {
+				for _, l := range strings.Split(c, "\n") {
+					widths[i] = max(widths[i], ansi.StringWidth(l))
+				}
+				continue
+			}
 			widths[i] = max(widths[i], ansi.StringWidth(c))
 		}
 	}
-	if width > 0 && !fit(widths, t, width) {
+	last := n - 1
+	if t.WrapLast && width > 0 {
+		room := width - gap*last
+		for _, v := range widths[:last] {
+			room -= v
+		}
+		if room < minWrapped {
+			return stack(w, width, t)
+		}
+		widths[last] = min(widths[last], room)
+	} else if width > 0 && !fit(widths, t, width) {
 		return stack(w, width, t)
 	}
 	for _, r := range rows {
 		var line strings.Builder
 		for i, c := range r {
+			if t.WrapLast && i == last {
+				indent := "\n" + strings.Repeat(" ", ansi.StringWidth(line.String()))
+				line.WriteString(strings.ReplaceAll(wrapCell(c, widths[i]), "\n", indent))
+				break
+			}
 			if cw := ansi.StringWidth(c); cw > widths[i] {
 				if i < len(t.ElideStart) && t.ElideStart[i] {
 					c = ansi.TruncateLeft(c, cw-widths[i]+1, "…")
@@ -78,7 +108,7 @@ func Columns(w io.Writer, width int, t Table) error {
 				line.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+gap))
 			}
 		}
-		if _, err := fmt.Fprintln(w, strings.TrimRight(line.String(), " ")); err != nil {
+		if _, err := fmt.Fprintln(w, trimLines(line.String())); err != nil {
 			return err
 		}
 	}
@@ -143,13 +173,46 @@ func stack(w io.Writer, width int, t Table) error {
 			if i < len(t.Header) {
 				name = t.Header[i]
 			}
-			line := "  " + name + strings.Repeat(" ", nameW-ansi.StringWidth(name)+gap) + r[i]
+			lead := "  " + name + strings.Repeat(" ", nameW-ansi.StringWidth(name)+gap)
+			if t.WrapLast && i == len(r)-1 {
+				// Beside its name, or below it when the room there is
+				// too small.
+				in, text := len(lead), lead
+				if width-in < minWrapped {
+					in, text = 4, strings.TrimRight(lead, " ")+"\n    "
+				}
+				text += strings.ReplaceAll(wrapCell(r[i], width-in), "\n", "\n"+strings.Repeat(" ", in))
+				if _, err := fmt.Fprintln(w, trimLines(text)); err != nil {
+					return err
+				}
+				continue
+			}
+			line := lead + r[i]
 			if _, err := fmt.Fprintln(w, fitLine(strings.TrimRight(line, " "), width)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// wrapCell is a WrapLast cell folded to width: each of its lines wrapped
+// (Wrap), joined by line feeds.
+func wrapCell(c string, width int) string {
+	lines := strings.Split(c, "\n")
+	for i, l := range lines {
+		lines[i] = Wrap(l, width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// trimLines trims the trailing blanks of every line of s.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // fitLine cuts s to width cells with "…".

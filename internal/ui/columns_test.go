@@ -107,3 +107,67 @@ func TestColumnsElideStart(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
+
+// TestColumnsWrapLast: a WrapLast column is folded, never cut, in the
+// room the others leave, its lines (and those after a line feed) under
+// it; too little room stacks the rows with the value below its name.
+func TestColumnsWrapLast(t *testing.T) {
+	tab := Table{
+		Header: []string{"CHECK", "STATUS", "REASON"},
+		Rows: [][]string{
+			{"recipe", "pass", "recipe \"sft\" is in the catalog"},
+			{"hardware", "fail", "2 hardware mismatches with the cluster\n- /resources/gpus: 9 GPUs asked, 8 on a node"},
+		},
+		WrapLast: true,
+	}
+	tests := []struct {
+		width int
+		want  string
+	}{
+		{0, "" +
+			"CHECK     STATUS  REASON\n" +
+			"recipe    pass    recipe \"sft\" is in the catalog\n" +
+			"hardware  fail    2 hardware mismatches with the cluster\n" +
+			"                  - /resources/gpus: 9 GPUs asked, 8 on a node\n"},
+		{50, "" +
+			"CHECK     STATUS  REASON\n" +
+			"recipe    pass    recipe \"sft\" is in the catalog\n" +
+			"hardware  fail    2 hardware mismatches with the\n" +
+			"                    cluster\n" +
+			"                  - /resources/gpus: 9 GPUs asked,\n" +
+			"                    8 on a node\n"},
+		{30, "" +
+			"recipe\n" +
+			"  STATUS  pass\n" +
+			"  REASON\n" +
+			"    recipe \"sft\" is in the\n" +
+			"      catalog\n" +
+			"\n" +
+			"hardware\n" +
+			"  STATUS  fail\n" +
+			"  REASON\n" +
+			"    2 hardware mismatches with\n" +
+			"      the cluster\n" +
+			"    - /resources/gpus: 9 GPUs\n" +
+			"      asked, 8 on a node\n"},
+	}
+	for _, tt := range tests {
+		var b bytes.Buffer
+		if err := Columns(&b, tt.width, tab); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tt.want {
+			t.Errorf("width %d: got\n%s\nwant\n%s", tt.width, b.String(), tt.want)
+		}
+		for _, l := range strings.Split(b.String(), "\n") {
+			if tt.width > 0 && ansi.StringWidth(l) > tt.width {
+				t.Errorf("width %d: line %q too wide", tt.width, l)
+			}
+		}
+		for _, word := range []string{"catalog", "cluster", "node"} {
+			if !strings.Contains(b.String(), word) {
+				t.Errorf("width %d: %q was cut", tt.width, word)
+			}
+		}
+	}
+}

@@ -19,9 +19,11 @@
 //     TERM=dumb or --no-color turn it off; CLICOLOR_FORCE (non-empty, not
 //     "0") turns it on into a pipe or a CI log (ColorFor also knows the
 //     always/never modes of a --color flag).
-//   - Tables fit the terminal: Columns elides the columns that may be cut
-//     and stacks the rows below the width where eliding is not enough. The
-//     width is $COLUMNS when set, else the terminal's, else unlimited
+//   - Text fits the terminal: Columns elides the columns that may be cut
+//     (ElideStart: at their start), wraps a WrapLast column, and stacks
+//     the rows below the width where that is not enough; other text that
+//     can run past the width goes through Wrap (breaks at spaces only).
+//     The width is $COLUMNS when set, else the terminal's, else unlimited
 //     (piped text stays whole for grep).
 //   - Counts read as words: Plural ("1 trial", "2 trials") and Count
 //     (thousands separated: "20,000") for counts of things; Size for bytes

@@ -8,11 +8,12 @@ import (
 )
 
 // Wrap fits every line of s into width terminal cells (0: no limit). A
-// longer line is broken between words (a word longer than the room is
-// cut), and its continuation lines are indented by the line's own indent
-// plus two spaces, so a wrapped item still reads as one. A style open at a
-// break is closed before it and opened again after the indent (see
-// CloseStyles).
+// longer line is broken at spaces only, never inside a word, so a path,
+// an ID or a hyphenated name stays whole on one line when it fits one (a
+// word longer than the room is cut), and its continuation lines are
+// indented by the line's own indent plus two spaces, so a wrapped item
+// still reads as one. A style open at a break is closed before it and
+// opened again after the indent (see CloseStyles).
 func Wrap(s string, width int) string {
 	if width <= 0 {
 		return s
@@ -32,24 +33,11 @@ func Wrap(s string, width int) string {
 		if len(cont) >= width/2 {
 			cont = ""
 		}
-		parts, tight := wrapLines(line, width)
-		if len(parts) > 1 {
-			// Wrap the rest again at the narrower width left by the
-			// indent.
-			rest := parts[1]
-			for i, p := range parts[2:] {
-				if !tight[i+1] {
-					rest += " "
-				}
-				rest += p
-			}
-			more, _ := wrapLines(rest, width-len(cont))
-			parts = append(parts[:1], more...)
-			for i := 1; i < len(parts); i++ {
-				parts[i] = cont + strings.TrimLeft(parts[i], " ")
-			}
-		}
+		parts := fold(line, width, width-len(cont))
 		for i := range parts {
+			if i > 0 {
+				parts[i] = cont + parts[i]
+			}
 			parts[i] = strings.TrimRight(parts[i], " ")
 		}
 		out = append(out, strings.Split(CloseStyles(strings.Join(parts, "\n")), "\n")...)
@@ -57,26 +45,57 @@ func Wrap(s string, width int) string {
 	return strings.Join(out, "\n")
 }
 
-// wrapLines is ansi.Wrap of s at width, split into lines, with any line
-// it leaves too wide (a word of exactly width cells followed by a hyphen
-// it breaks after) cut hard. tight[i] is whether line i+1 continues line
-// i without a space (a break after a hyphen, or a word cut), for joining
-// them again: read off the text itself, where a break between words
-// leaves a blank.
-func wrapLines(s string, width int) (lines []string, tight []bool) {
-	for _, l := range strings.Split(ansi.Wrap(s, width, " "), "\n") {
-		if ansi.StringWidth(l) > width {
-			lines = append(lines, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+// fold breaks line at spaces into lines of at most first cells, then
+// rest cells; a word wider than its line is cut hard. Runs of spaces
+// inside a line are kept; those at a break are dropped.
+func fold(line string, first, rest int) []string {
+	var out []string
+	var cur strings.Builder
+	curW, limit, started := 0, first, false
+	flush := func() {
+		out = append(out, cur.String())
+		cur.Reset()
+		curW, limit, started = 0, rest, false
+	}
+	for i, w := range strings.Split(line, " ") {
+		ww := ansi.StringWidth(w)
+		sep := 0
+		if i > 0 {
+			sep = 1
+		}
+		if started && curW+sep+ww > limit && strings.TrimSpace(ansi.Strip(cur.String())) != "" {
+			flush()
+			sep = 0
+		}
+		if !started && ww == 0 && len(out) > 0 {
+			continue // a blank at a break
+		}
+		if curW+sep+ww > limit {
+			// Too wide for a line of its own: cut it.
+			pieces := strings.Split(ansi.Hardwrap(w, max(limit-curW-sep, 1), true), "\n")
+			if sep == 1 {
+				cur.WriteByte(' ')
+			}
+			cur.WriteString(pieces[0])
+			for _, p := range pieces[1:] {
+				flush()
+				cur.WriteString(p)
+				curW = ansi.StringWidth(p)
+			}
+			started = true
 			continue
 		}
-		lines = append(lines, l)
+		if sep == 1 {
+			cur.WriteByte(' ')
+		}
+		cur.WriteString(w)
+		curW += sep + ww
+		started = started || ww > 0 || i == 0
 	}
-	rest := ansi.Strip(s)
-	for _, l := range lines {
-		rest = strings.TrimPrefix(strings.TrimLeft(rest, " "), strings.TrimSpace(ansi.Strip(l)))
-		tight = append(tight, rest != "" && rest[0] != ' ')
+	if cur.Len() > 0 || len(out) == 0 {
+		out = append(out, cur.String())
 	}
-	return lines, tight
+	return out
 }
 
 var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")

@@ -18,9 +18,11 @@ func TestWrap(t *testing.T) {
 		{"  a long line of words here", 12, "  a long\n    line of\n    words\n    here"},
 		{"comparable: same digest rules, outcome rules", 20, "comparable: same\n  digest rules,\n  outcome rules"},
 		{"x\nshort\ny", 3, "x\nsho\nrt\ny"},
-		// A hyphen after a word that fills the line stays within it, and
-		// a line broken after a hyphen is joined again without a space.
-		{"wrote key 0123456789 in a-b-folder-name.key", 12, "wrote key\n  0123456789\n  in a-b-\n  folder-\n  name.key"},
+		// Lines break at spaces only: a path or a hyphenated name stays
+		// whole when it fits a line, and is cut only when it cannot.
+		{"wrote key 0123456789 in a-b-folder-name.key", 12, "wrote key\n  0123456789\n  in\n  a-b-folder\n  -name.key"},
+		{"report saved to out/a-job-name.json; check it", 24, "report saved to\n  out/a-job-name.json;\n  check it"},
+		{"  lead  two  spaces kept here", 14, "  lead  two\n    spaces\n    kept here"},
 		{"abcd abcdefghij-xyz", 10, "abcd\n  abcdefgh\n  ij-xyz"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/tuneplane/tpctl/compare/comparetest"
 )
 
@@ -242,4 +244,35 @@ func TestPager(t *testing.T) {
 			t.Errorf("the error went to the pager: %q", got)
 		}
 	})
+}
+
+// TestPreflightFitsTerminal: on a terminal of COLUMNS=80 the preflight
+// table (ui.Columns, reasons wrapped) keeps every line within 80 columns
+// and every reason whole; off a terminal it stays tab-separated.
+func TestPreflightFitsTerminal(t *testing.T) {
+	dir := t.TempDir()
+	if err := pfCopyDir(filepath.Join(repoRoot, "testdata", "preflight"), dir); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"preflight", filepath.Join(dir, "job-not-ready.yaml"), "--catalog", filepath.Join(dir, "catalog.yaml"), "--skip-source"}
+	out, errOut, code := runOnTTY(t, true, []string{"COLUMNS=80", "NO_COLOR=1"}, args...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (not ready); stderr:\n%s", code, errOut)
+	}
+	for _, l := range strings.Split(out, "\n") {
+		if w := ansi.StringWidth(l); w > 80 {
+			t.Errorf("a line of %d cells: %q", w, l)
+		}
+	}
+	if !strings.Contains(out, "\nCHECK ") || strings.Contains(out, "\t") {
+		t.Errorf("not the terminal table:\n%s", out)
+	}
+	words := strings.Join(strings.Fields(out), " ")
+	if want := "global_batch_size must be a multiple of micro_batch_size × nodes × gpus_per_node"; !strings.Contains(words, want) {
+		t.Errorf("a reason was cut; no %q in\n%s", want, out)
+	}
+	piped, _, _ := runOnTTY(t, false, []string{"COLUMNS=80"}, args...)
+	if !strings.Contains(piped, "CHECK\tSTATUS\tREASON\n") {
+		t.Errorf("piped output is not tab-separated:\n%s", piped)
+	}
 }
