@@ -17,8 +17,19 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
 	// count toward the width and shift every value on a terminal.
+	// A long value is wrapped beside its key, its further lines under it;
+	// a value of one word (a round ID, a digest) is never cut, so it can
+	// still be copied whole.
+	const valueAt = 14
+	room := a.io.Width() - valueAt
+	if room < 24 {
+		room = 0 // too narrow to wrap beside the keys: lines stay whole
+	}
 	row := func(k, v string) {
-		fmt.Fprintf(w, "%s%s %s\n", st.Bold.Render(k), strings.Repeat(" ", max(13-len(k), 0)), v)
+		if strings.Contains(v, " ") {
+			v = strings.ReplaceAll(ui.Wrap(v, room), "\n", "\n"+strings.Repeat(" ", valueAt))
+		}
+		fmt.Fprintf(w, "%s%s %s\n", st.Bold.Render(k), strings.Repeat(" ", max(valueAt-1-len(k), 0)), v)
 	}
 	row("snapshot", termsafe.Escape(dir))
 	row("round", termsafe.Escape(m.RoundID))

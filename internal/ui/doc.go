@@ -21,8 +21,9 @@
 //     always/never modes of a --color flag).
 //   - Text fits the terminal: Columns elides the columns that may be cut
 //     (ElideStart: at their start), wraps a WrapLast column, and stacks
-//     the rows below the width where that is not enough; other text that
-//     can run past the width goes through Wrap (breaks at spaces only).
+//     the rows below the width where that is not enough; sentences and
+//     values that can run past it go through Wrap (breaks at spaces only;
+//     a value of one word, an ID or digest, is better left whole).
 //     The width is $COLUMNS when set, else the terminal's, else unlimited
 //     (piped text stays whole for grep).
 //   - Counts read as words: Plural ("1 trial", "2 trials") and Count
