@@ -233,15 +233,18 @@ func TestPager(t *testing.T) {
 		}
 	})
 
-	t.Run("error after paging starts", func(t *testing.T) {
-		// An error is printed on stderr after the pager ended, never into it.
-		reset()
-		_, errOut, code := runOnTTY(t, true, []string{"TUNEPLANE_PAGER=" + recorder}, "snapshot", "show", snap, "--status", "nope")
-		if code != 2 || !strings.Contains(errOut, "nope") {
-			t.Fatalf("exit %d, stderr %q", code, errOut)
-		}
-		if got, _ := paged(); strings.Contains(got, "nope") {
-			t.Errorf("the error went to the pager: %q", got)
+	t.Run("error before the text", func(t *testing.T) {
+		// An error found before the result is printed on stderr; no
+		// pager is started for it.
+		for _, args := range [][]string{{"--status", "nope"}, {"--trial", "nope#0"}} {
+			reset()
+			_, errOut, code := runOnTTY(t, true, []string{"TUNEPLANE_PAGER=" + recorder}, append([]string{"snapshot", "show", snap}, args...)...)
+			if code != 2 || !strings.Contains(errOut, "nope") {
+				t.Fatalf("%v: exit %d, stderr %q", args, code, errOut)
+			}
+			if _, ran := paged(); ran {
+				t.Errorf("%v: the pager was started for an error", args)
+			}
 		}
 	})
 }

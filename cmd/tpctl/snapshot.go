@@ -263,9 +263,6 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 	if err := tv.Filter.Check(r, outcome.Reasons()); err != nil {
 		return unknownValueErr(err, dir)
 	}
-	if !a.jsonOutput() {
-		a.page()
-	}
 	st := a.io.Styles()
 	if tv.Tasks {
 		rows, err := r.TaskRows(tv.Sort)
@@ -275,6 +272,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 		if a.jsonOutput() {
 			return writeTaskLines(a.io.Out, rows)
 		}
+		a.page()
 		return writeTaskTable(a.io.Out, a.io.Width(), rows, st)
 	}
 	if tv.Trial != "" {
@@ -288,11 +286,13 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 				*report.TrialDetail
 			}{"trial", d})
 		}
+		a.page()
 		return writeTrial(a.io.Out, r, tv.Trial, st)
 	}
 	if a.jsonOutput() {
 		return writeTrialLines(a.io.Out, r, tv.Filter)
 	}
+	a.page()
 	return writeTrialTable(a.io.Out, a.io.Width(), r, tv.Filter, st)
 }
 
