@@ -179,7 +179,9 @@ func writePlanText(s *ui.Streams, rep *planfile.Report) error {
 		summary = st.Error.Render(summary)
 	}
 	sb.WriteString(summary + "\n")
-	_, err := io.WriteString(s.Out, sb.String())
+	// Each finding still starts with its file:line:col; a long one
+	// continues on indented lines.
+	_, err := io.WriteString(s.Out, ui.Wrap(sb.String(), s.Width()))
 	return err
 }
 

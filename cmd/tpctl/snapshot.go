@@ -220,7 +220,7 @@ func runSnapshotVerify(a *app, dir string) error {
 			fmt.Fprintf(a.io.Out, "%s %s %s: %s\n", st.Error.Render("problem"), p.Code, termsafe.Escape(p.File), termsafe.Escape(p.Message))
 		}
 		if rep.OK {
-			fmt.Fprintf(a.io.Out, "%s %s: every file matches and the round ID recomputes to %s\n", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID))
+			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width()))
 		}
 	}
 	if !rep.OK {
