@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 )
 
 // BenchmarkTrendCmd times the built tpctl over 100 rounds of one protocol,
@@ -21,7 +21,7 @@ import (
 // verified first, as the command always does. The target (issue 23) is
 // under 2 s. TPCTL_BENCH_ROUNDS sets the timed runs (default 5; one
 // untimed warm-up first); the median is reported with min and max, peak
-// RSS from /usr/bin/time when present (Linux: its -f %M is KiB).
+// RSS from /usr/bin/time when present (internal/benchcmd).
 func BenchmarkTrendCmd(b *testing.B) {
 	const rounds, tasks, repeats = 100, 100, 10
 	work := b.TempDir()
@@ -60,9 +60,12 @@ func BenchmarkTrendCmd(b *testing.B) {
 			var wall, cpu, rss []float64
 			for i := -1; i < n; i++ {
 				args := append(append([]string{bin, "trend", "--order", "checkpoint", "--no-color"}, dirs...), bc.args(i)...)
-				w, c, r := timeChild(b, usage, args...)
+				r := benchcmd.Time(b, usage, args...)
+				if !strings.Contains(string(r.Output), "trend over 100 rounds of one protocol") {
+					b.Fatalf("tpctl trend printed:\n%.2000s", r.Output)
+				}
 				if i >= 0 {
-					wall, cpu, rss = append(wall, w.Seconds()), append(cpu, c.Seconds()), append(rss, r)
+					wall, cpu, rss = append(wall, r.Wall.Seconds()), append(cpu, r.CPU.Seconds()), append(rss, float64(r.RSSKiB)/1024)
 				}
 			}
 			slices.Sort(wall)
@@ -73,39 +76,6 @@ func BenchmarkTrendCmd(b *testing.B) {
 			b.ReportMetric(slices.Max(rss), "peak-RSS-MiB")
 		})
 	}
-}
-
-// timeChild runs args under /usr/bin/time when present and returns its
-// wall and CPU time and peak RSS in MiB (-1 when unknown).
-func timeChild(b *testing.B, usage string, args ...string) (wall, cpu time.Duration, rssMiB float64) {
-	b.Helper()
-	timeBin, timeErr := exec.LookPath("/usr/bin/time")
-	if timeErr == nil {
-		args = append([]string{timeBin, "-o", usage, "-f", "%M"}, args...)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	start := time.Now()
-	out, err := cmd.CombinedOutput()
-	wall = time.Since(start)
-	if err != nil {
-		b.Fatalf("%s: %v\n%.2000s", strings.Join(args[:min(6, len(args))], " "), err, out)
-	}
-	if !strings.Contains(string(out), "trend over 100 rounds of one protocol") {
-		b.Fatalf("tpctl trend printed:\n%.2000s", out)
-	}
-	rssMiB = -1
-	if timeErr == nil {
-		u, err := os.ReadFile(usage)
-		if err != nil {
-			b.Fatal(err)
-		}
-		kib, err := strconv.ParseFloat(strings.TrimSpace(string(u)), 64)
-		if err != nil {
-			b.Fatalf("peak RSS from /usr/bin/time: %q: %v", u, err)
-		}
-		rssMiB = kib / 1024
-	}
-	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssMiB
 }
 
 func median(xs []float64) float64 {
