@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
@@ -293,5 +294,32 @@ func TestTrendAndGateMatchSchemas(t *testing.T) {
 			t.Errorf("gate %v: exit %d (want %d), want %s:\n%s%s", tc.args, code, tc.code, tc.outcome, out, errOut)
 		}
 		validate(t, "gate-verdict", "gate "+strings.Join(tc.args, " "), out)
+	}
+}
+
+// TestTrendDocExample: the terminal view docs/trend.md shows is the one
+// trend-gate-done.txtar checks tpctl prints.
+func TestTrendDocExample(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "trend-gate-done.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden []byte
+	for _, f := range ar.Files {
+		if f.Name == "trend-checkpoint.golden" {
+			golden = f.Data
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "trend.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := bytes.Cut(doc, []byte("## What it shows\n\n```text\n"))
+	shown, _, ok := bytes.Cut(rest, []byte("```\n"))
+	if len(golden) == 0 || !ok {
+		t.Fatal("no golden in trend-gate-done.txtar or no text block under \"What it shows\" in docs/trend.md")
+	}
+	if !bytes.Equal(shown, golden) {
+		t.Errorf("docs/trend.md shows\n%s\ntpctl prints\n%s", shown, golden)
 	}
 }
