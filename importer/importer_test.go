@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tuneplane/tpctl/internal/golden"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -108,19 +109,7 @@ func compareGolden(t *testing.T, gotPath, goldenPath string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		os.MkdirAll(filepath.Dir(goldenPath), 0o755)
-		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", goldenPath, diff)
-	}
+	golden.CheckFile(t, *update, got, goldenPath)
 }
 
 func TestImportDeterministic(t *testing.T) {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/tuneplane/tpctl/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -250,22 +251,7 @@ func TestReportGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden := filepath.Join("testdata", "report.golden.json")
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run go test ./preflight -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("report (-want +got):\n%s", diff)
-	}
+	golden.CheckFile(t, *update, got, filepath.Join("testdata", "report.golden.json"))
 	// Same inputs, same bytes: no map order or machine path leaks in.
 	again, _ := Run(context.Background(), exampleJob(t), exampleCatalog(t), opts())
 	b, _ := again.JSON()

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tuneplane/tpctl/internal/golden"
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
@@ -105,7 +106,7 @@ func TestWriteGoldenAndVerify(t *testing.T) {
 		t.Errorf("round id %q", m.RoundID)
 	}
 	for _, name := range []string{ManifestFile, PlanFile, ObservationsFile} {
-		golden(t, filepath.Join(dir, name), filepath.Join("testdata", "golden", name))
+		goldenFile(t, filepath.Join(dir, name), filepath.Join("testdata", "golden", name))
 	}
 	rep, err := Verify(dir)
 	if err != nil {
@@ -116,27 +117,13 @@ func TestWriteGoldenAndVerify(t *testing.T) {
 	}
 }
 
-func golden(t *testing.T, gotPath, goldenPath string) {
+func goldenFile(t *testing.T, gotPath, goldenPath string) {
 	t.Helper()
 	got, err := os.ReadFile(gotPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(goldenPath), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(goldenPath, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(goldenPath)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", goldenPath, diff)
-	}
+	golden.CheckFile(t, *update, got, goldenPath)
 }
 
 func TestDeterministic(t *testing.T) {

@@ -30,6 +30,7 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		Elide:  []bool{false, true},
 		// Checkpoints of one run differ at their end (the step).
 		ElideStart: []bool{false, true},
+		Right:      []bool{false, false, false, true, false, false, true},
 	}
 	for i, p := range r.Rounds {
 		best := " "

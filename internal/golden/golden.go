@@ -18,7 +18,12 @@ import (
 // rewritten file before accepting it.
 func Check(t testing.TB, update bool, got []byte, name string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
+	CheckFile(t, update, got, filepath.Join("testdata", "golden", name))
+}
+
+// CheckFile is Check for a golden file at any path.
+func CheckFile(t testing.TB, update bool, got []byte, path string) {
+	t.Helper()
 	if update {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)

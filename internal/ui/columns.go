@@ -23,6 +23,9 @@ type Table struct {
 	// rather than their end: where the end tells the rows apart, as in a
 	// checkpoint's step or a path's file name.
 	ElideStart []bool
+	// Right marks the columns aligned right (numbers, so their digits line
+	// up); the others are aligned left.
+	Right []bool
 	// MinElided is the width below which an elided column is not cut
 	// further (default 12); past that, the rows are stacked.
 	MinElided int
@@ -103,9 +106,15 @@ func Columns(w io.Writer, width int, t Table) error {
 					c = ansi.Truncate(c, widths[i], "…")
 				}
 			}
-			line.WriteString(c)
+			pad := strings.Repeat(" ", widths[i]-ansi.StringWidth(c))
+			if i < len(t.Right) && t.Right[i] {
+				line.WriteString(pad + c)
+				pad = ""
+			} else {
+				line.WriteString(c)
+			}
 			if i < len(r)-1 {
-				line.WriteString(strings.Repeat(" ", widths[i]-ansi.StringWidth(c)+gap))
+				line.WriteString(pad + strings.Repeat(" ", gap))
 			}
 		}
 		if _, err := fmt.Fprintln(w, trimLines(line.String())); err != nil {

@@ -87,21 +87,23 @@ func abs(n int) int {
 }
 
 // TestColumnsElideStart: a column marked ElideStart keeps its end, where
-// two checkpoints of one run differ, and is cut to the same width.
+// two checkpoints of one run differ, and is cut to the same width; a
+// Right column lines its numbers up on the right.
 func TestColumnsElideStart(t *testing.T) {
 	tab := Table{
 		Header:     []string{"#", "CHECKPOINT", "RATE"},
-		Rows:       [][]string{{"1", "hf://acme/a-long-model-name@step-1000", "25.0%"}, {"2", "hf://acme/a-long-model-name@step-20000", "75.0%"}},
+		Rows:       [][]string{{"1", "hf://acme/a-long-model-name@step-1000", "5.0%"}, {"2", "hf://acme/a-long-model-name@step-20000", "75.0%"}},
 		Elide:      []bool{false, true},
 		ElideStart: []bool{false, true},
+		Right:      []bool{false, false, true},
 	}
 	var b bytes.Buffer
 	if err := Columns(&b, 30, tab); err != nil {
 		t.Fatal(err)
 	}
 	want := "" +
-		"#  CHECKPOINT            RATE\n" +
-		"1  …odel-name@step-1000  25.0%\n" +
+		"#  CHECKPOINT             RATE\n" +
+		"1  …odel-name@step-1000   5.0%\n" +
 		"2  …del-name@step-20000  75.0%\n"
 	if b.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
