@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/internal/harborgen"
 )
 
@@ -25,14 +25,8 @@ import (
 // median, printed with the min and max. TPCTL_BENCH_ROUNDS sets the number
 // of pairs (default 5); make bench runs them.
 //
-// Peak RSS is measured with /usr/bin/time. The child's own rusage cannot
-// be used: Go starts children with vfork-like clone(CLONE_VM), and Linux
-// folds the high-water RSS of the address space a process leaves at exec
-// (here the test process's, which generated the job) into the child's
-// ru_maxrss. /usr/bin/time is itself such a child, but it reports its own
-// child's usage, started from a small process. Without /usr/bin/time the
-// rusage figure is reported as an upper bound. Linux-only: ru_maxrss units
-// and /usr/bin/time -f differ elsewhere.
+// Peak RSS is measured with /usr/bin/time (internal/benchcmd says why).
+// Linux-only: ru_maxrss units and /usr/bin/time -f differ elsewhere.
 
 var (
 	tpctlOnce sync.Once
@@ -84,30 +78,8 @@ type run struct {
 // timeChild runs args (under /usr/bin/time when present) and times it.
 func timeChild(b *testing.B, usage string, args ...string) run {
 	b.Helper()
-	timeBin, timeErr := exec.LookPath("/usr/bin/time")
-	if timeErr == nil {
-		args = append([]string{timeBin, "-o", usage, "-f", "%M"}, args...)
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	start := time.Now()
-	msg, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	if err != nil {
-		b.Fatalf("%s: %v\n%.2000s", strings.Join(args, " "), err, msg)
-	}
-	r := run{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), rssKiB: -1}
-	if timeErr == nil {
-		u, err := os.ReadFile(usage)
-		if err == nil {
-			r.rssKiB, err = strconv.ParseInt(strings.TrimSpace(string(u)), 10, 64)
-		}
-		if err != nil {
-			b.Fatalf("reading the peak RSS /usr/bin/time wrote: %v (%q)", err, u)
-		}
-	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.rssKiB = int64(ru.Maxrss) // KiB on Linux; an upper bound, see above
-	}
-	return r
+	r := benchcmd.Time(b, usage, args...)
+	return run{wall: r.Wall, cpu: r.CPU, rssKiB: r.RSSKiB}
 }
 
 // spread is the min, median and max of a sample.
