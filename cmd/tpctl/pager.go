@@ -2,12 +2,13 @@ package main
 
 // page sends the rest of this command's standard output through the pager
 // (ui.StartPager) when it is text for a person on a terminal: never under
-// --output json or github, never with --no-pager, never into a pipe. A
+// --output json or github, never with --no-pager or --quiet (whose
+// silenced stdout the pager must not reopen), never into a pipe. A
 // command calls it once its result is known, just before printing it, so
 // an error found earlier is not shown inside a pager. runWith ends the
 // pager before printing any error.
 func (a *app) page() {
-	if a.output != outputText || a.stopPager != nil {
+	if a.output != outputText || a.quiet || a.stopPager != nil {
 		return
 	}
 	a.endProgress()

@@ -138,7 +138,7 @@ func TestPager(t *testing.T) {
 		want string
 	}{
 		{"snapshot show --trials", []string{"snapshot", "show", snap, "--trials"}, shown},
-		{"snapshot show", []string{"snapshot", "show", snap}, "counts        expected 1500"},
+		{"snapshot show", []string{"snapshot", "show", snap}, "coverage      100.0%"},
 		{"compare", []string{"compare", snap, snap}, "comparable: same digest rules"},
 		{"trend", []string{"trend", snap, snap}, "paired differences"},
 		{"plan check", []string{"plan", "check", filepath.Join(repoRoot, "testdata", "example", "import-plan.json")}, "valid"},
@@ -193,6 +193,7 @@ func TestPager(t *testing.T) {
 		want string
 	}{
 		{"--no-pager", true, nil, []string{"snapshot", "show", snap, "--trials", "--no-pager"}, shown},
+		{"--quiet", true, nil, []string{"explain", "outcomes", "-q"}, "infra_error"},
 		{"TUNEPLANE_NO_PAGER", true, []string{"TUNEPLANE_NO_PAGER=true"}, []string{"explain", "outcomes"}, "infra_error"},
 		{"TUNEPLANE_PAGER=cat", true, []string{"TUNEPLANE_PAGER=cat", "PAGER=" + recorder}, []string{"explain", "outcomes"}, "infra_error"},
 		{"not a terminal", false, nil, []string{"snapshot", "show", snap, "--trials"}, shown},

@@ -20,7 +20,7 @@ const trendListLimit = 10
 // regressed tasks, wrapped to width.
 func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trend over %d rounds of one protocol (dataset %s…, cohort %s…)\n\n", len(r.Rounds), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
+	fmt.Fprintf(&b, "trend over %s of one protocol (dataset %s…, cohort %s…)\n\n", ui.Plural(len(r.Rounds), "round"), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
 	if _, err := io.WriteString(w, ui.Wrap(b.String(), width)); err != nil {
 		return err
 	}
