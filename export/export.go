@@ -4,9 +4,11 @@
 // or JSON Lines with the same typed columns in each (docs/export.md).
 //
 // Trials are one row per planned trial, missing ones included, so a
-// success rate computed from the export has the plan's denominator. The
-// plan and the observations are read as streams, merged in canonical
-// order; memory does not grow with the number of trials. The same
+// success rate computed from the export has the plan's denominator. Each
+// snapshot is verified whole through snapshot.OpenStreamed before its
+// partition is begun, and its plan and observations are then read from
+// the verified bytes as streams, merged in canonical order; memory does
+// not grow with the number of trials. The same
 // snapshots give the same bytes.
 package export
 
@@ -134,10 +136,13 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	// Open verifies the whole snapshot before it returns: no partition,
+	// not even a temporary folder, is made for one that fails.
 	src, err := round.Open(dir)
 	if err != nil {
 		return nil, err
 	}
+	defer src.Close()
 	m := src.Manifest
 	rid := hexOf(m.RoundID)
 	final := filepath.Join(opts.Out, "round_id="+rid)
@@ -380,10 +385,10 @@ func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error
 		return err
 	}
 	counts.Expected = int(part.Trials)
-	// Verification checked these counts; reading the files again found
-	// others, so they changed in between.
+	// Verification checked these counts over the very bytes read here;
+	// other counts would be a tpctl bug, never exported.
 	if counts != m.Counts {
-		return &SnapshotError{Dir: w.src.Dir, Err: fmt.Errorf("the observations changed after verification (counts %+v, manifest %+v); export again", counts, m.Counts)}
+		return &SnapshotError{Dir: w.src.Dir, Err: fmt.Errorf("the verified trials give counts %+v, not the manifest's %+v (a tpctl bug; please report it)", counts, m.Counts)}
 	}
 	for _, o := range []interface{ finish() error }{trials, attempts, tasks} {
 		if err := o.finish(); err != nil {

@@ -3,9 +3,12 @@ package export_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -211,6 +214,45 @@ func TestExportRefuses(t *testing.T) {
 		}
 		if ents, _ := os.ReadDir(out); len(ents) != 0 {
 			t.Errorf("output folder has %v after a refused export", ents)
+		}
+	})
+	// A change to the last observation, its SHA-256 updated in the
+	// manifest, is found only when the whole round has been re-derived:
+	// still no partition of it, and the good round before it is exported.
+	t.Run("corrupted near its end", func(t *testing.T) {
+		trials := map[string]string{}
+		for i := range 3000 {
+			trials[fmt.Sprintf("t%04d#%d", i/3, i%3)] = []string{"success", "failure", "infra_error"}[i%3]
+		}
+		good, _ := build(t, mixed)
+		bad, m := build(t, trials)
+		p := filepath.Join(bad, snapshot.ObservationsFile)
+		b := readAll(t, p)
+		i := strings.LastIndex(string(b), `"infra_error"`)
+		if i < len(b)-400 {
+			t.Fatalf("last infra_error at %d of %d bytes", i, len(b))
+		}
+		b = []byte(string(b[:i]) + strings.Replace(string(b[i:]), `"infra_error"`, `"failure"`, 2))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		mp := filepath.Join(bad, snapshot.ManifestFile)
+		if err := os.WriteFile(mp, []byte(strings.Replace(string(readAll(t, mp)), m.Files[snapshot.ObservationsFile], hex.EncodeToString(sum[:]), 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		ps, err := export.Run(context.Background(), []string{good, bad}, export.Options{Format: export.Parquet, Out: out})
+		var se *export.SnapshotError
+		if !errors.As(err, &se) || !errors.Is(err, export.ErrUnverified) || se.Dir != bad {
+			t.Fatalf("err = %v", err)
+		}
+		if !strings.Contains(err.Error(), "observations.jsonl") {
+			t.Errorf("the problem does not name the observations: %v", err)
+		}
+		ents, _ := os.ReadDir(out)
+		if len(ps) != 1 || len(ents) != 1 || ents[0].Name() != filepath.Base(ps[0].Dir) {
+			t.Errorf("output folder has %v after the second round was refused, want only %v", ents, ps)
 		}
 	})
 	t.Run("secret", func(t *testing.T) {

@@ -1,6 +1,7 @@
 // Package round reads verified snapshots for the commands that look at
-// many rounds (export, trend, gate): a Source streams every planned trial
-// with its observation in canonical order; a Round keeps each trial's
+// many rounds (export, trend, gate), each through snapshot.OpenStreamed,
+// so what they read is what was verified: a Source streams every planned
+// trial with its observation in canonical order; a Round keeps each trial's
 // status in memory and computes counts, rates and intervals over any
 // subset of its tasks, and the paired difference between two rounds, by
 // the same code as the snapshot and compare packages.
@@ -14,11 +15,8 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -56,7 +54,9 @@ func (e *SnapshotError) Unwrap() error { return e.Err }
 // verification problems.
 var ErrUnverified = errors.New("snapshot failed verification")
 
-// Source is a verified snapshot whose trials can be streamed.
+// Source is a verified snapshot whose trials can be streamed: it is read
+// once, through snapshot.OpenStreamed, and what it hands out are the bytes
+// that were hashed and verified. Close it when done.
 type Source struct {
 	Dir      string
 	Manifest *snapshot.Manifest
@@ -64,54 +64,60 @@ type Source struct {
 	SHA256 string
 	// Trajectories holds the trial IDs that have a trajectory file.
 	Trajectories map[string]bool
+	snap         *snapshot.Snapshot
 }
 
-// Open verifies dir (as tpctl snapshot verify does) and reads its
-// manifest and trajectory index. It is the one place to move to
-// snapshot.Open.
+// TrialState is one planned trial with its observation, nil when the
+// trial has no attempt (missing).
+type TrialState = snapshot.PlannedTrial
+
+// Open verifies dir whole (as tpctl snapshot verify does) before it
+// returns, keeping what it read, and reads the trajectory index. An error
+// is a *SnapshotError.
 func Open(dir string) (*Source, error) {
-	rep, err := snapshot.Verify(dir)
+	s, err := open(dir, snapshot.OpenStreamed)
 	if err != nil {
+		return nil, err
+	}
+	m := s.Manifest()
+	sum := sha256.Sum256(s.ManifestJSON())
+	src := &Source{Dir: dir, Manifest: m, SHA256: hex.EncodeToString(sum[:]), Trajectories: map[string]bool{}, snap: s}
+	for tr, err := range s.Trajectories() {
+		if err == nil {
+			var id struct {
+				TrialID string `json:"trial_id"`
+			}
+			if err = json.Unmarshal(tr.Data, &id); err == nil {
+				src.Trajectories[id.TrialID] = true
+				continue
+			}
+			err = fmt.Errorf("%s: %w", tr.Name, err)
+		}
+		s.Close()
 		return nil, &SnapshotError{Dir: dir, Err: err}
 	}
-	if !rep.OK {
-		return nil, &SnapshotError{Dir: dir, Problems: rep.Problems, Err: ErrUnverified}
-	}
-	b, err := safefs.ReadFileCapped(filepath.Join(dir, snapshot.ManifestFile), snapshot.MaxManifestSize)
+	return src, nil
+}
+
+// open opens dir with openFn and words its errors as SnapshotErrors.
+func open(dir string, openFn func(string) (*snapshot.Snapshot, error)) (*snapshot.Snapshot, error) {
+	s, err := openFn(dir)
 	if err != nil {
+		var ve *snapshot.VerifyError
+		if errors.As(err, &ve) {
+			return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
+		}
 		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	m, err := snapshot.DecodeManifest(b)
-	if err != nil {
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	if m.RoundID != rep.RoundID {
-		return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("%s changed after verification; run again", snapshot.ManifestFile)}
-	}
-	sum := sha256.Sum256(b)
-	s := &Source{Dir: dir, Manifest: m, SHA256: hex.EncodeToString(sum[:]), Trajectories: map[string]bool{}}
-	for _, name := range m.TrajectoryFiles() {
-		tb, err := snapshot.ReadFile(dir, m, name)
-		if err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: err}
-		}
-		var tr struct {
-			TrialID string `json:"trial_id"`
-		}
-		if err := json.Unmarshal(tb, &tr); err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("%s: %w", name, err)}
-		}
-		s.Trajectories[tr.TrialID] = true
 	}
 	return s, nil
 }
 
 // Trials is every planned trial in canonical order with its observation
-// (nil for a missing trial), read from the files as a stream. An error
-// is a *SnapshotError.
+// (nil for a missing trial), from the verified bytes, one at a time. An
+// error is a *SnapshotError.
 func (s *Source) Trials() iter.Seq2[TrialState, error] {
 	return func(yield func(TrialState, error) bool) {
-		for t, err := range trials(s.Dir, s.Manifest) {
+		for t, err := range s.snap.Trials() {
 			if err != nil {
 				yield(t, &SnapshotError{Dir: s.Dir, Err: err})
 				return
@@ -122,6 +128,9 @@ func (s *Source) Trials() iter.Seq2[TrialState, error] {
 		}
 	}
 }
+
+// Close removes what Open kept (temporary files).
+func (s *Source) Close() error { return s.snap.Close() }
 
 // StatusMissing is the state of a planned trial with no attempt.
 const StatusMissing = "missing"
@@ -148,41 +157,20 @@ type Round struct {
 	Trials []Trial
 }
 
-// Load verifies dir with snapshot.Open and reads every trial's status
-// from the bytes it verified.
+// Load verifies dir with snapshot.OpenStreamed and reads every trial's
+// status from the bytes it verified.
 func Load(ctx context.Context, dir string) (*Round, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := snapshot.Open(dir)
+	s, err := open(dir, snapshot.OpenStreamed)
 	if err != nil {
-		var ve *snapshot.VerifyError
-		if errors.As(err, &ve) {
-			return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
-		}
-		return nil, &SnapshotError{Dir: dir, Err: err}
+		return nil, err
 	}
 	defer s.Close()
-	m := s.Manifest()
-	keys := slices.Clone(s.Plan().Trials)
-	slices.SortFunc(keys, func(a, b struct {
-		Task   string `json:"task"`
-		Repeat int    `json:"repeat"`
-	}) int {
-		return snapshot.CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat)
-	})
-	r := &Round{Dir: dir, Manifest: m, Trials: make([]Trial, len(keys))}
-	for i, k := range keys {
-		task := k.Task
-		if i > 0 && r.Trials[i-1].Task == task {
-			task = r.Trials[i-1].Task
-		}
-		r.Trials[i] = Trial{Task: task, Repeat: k.Repeat, Status: StatusMissing}
-	}
-	// Verification guarantees the observations are planned, unique and in
-	// canonical order: one merge walk places each.
-	j, n := 0, 0
-	for o, err := range s.Observations() {
+	r := &Round{Dir: dir, Manifest: s.Manifest(), Trials: make([]Trial, 0, s.Manifest().Counts.Expected)}
+	n := 0
+	for t, err := range s.Trials() {
 		if err != nil {
 			return nil, &SnapshotError{Dir: dir, Err: err}
 		}
@@ -191,13 +179,11 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 				return nil, err
 			}
 		}
-		for j < len(r.Trials) && snapshot.CompareTrials(r.Trials[j].Task, r.Trials[j].Repeat, o.Task, o.Repeat) < 0 {
-			j++
+		tr := Trial{Task: t.Task, Repeat: t.Repeat, Status: StatusMissing}
+		if o := t.Observation; o != nil {
+			tr.Status, tr.TaskChecksum = o.Status, o.Evidence.TaskChecksum
 		}
-		if j == len(r.Trials) || r.Trials[j].Task != o.Task || r.Trials[j].Repeat != o.Repeat {
-			return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("observation %q is not in the plan", o.TrialID)}
-		}
-		r.Trials[j].Status, r.Trials[j].TaskChecksum = o.Status, o.Evidence.TaskChecksum
+		r.Trials = append(r.Trials, tr)
 	}
 	return r, nil
 }

@@ -55,6 +55,10 @@ type Snapshot struct {
 	plan         *PlanSummary
 	planJSON     []byte
 	obs          *spool
+	// planSpool holds plan.json as verified for an OpenStreamed snapshot,
+	// whose trials array spans trialsAt; nil for Open's.
+	planSpool *spool
+	trialsAt  [2]int64
 }
 
 // MaxHeldObservations bounds the verified observations.jsonl bytes a
@@ -106,9 +110,11 @@ func (s *Snapshot) Manifest() *Manifest { return s.manifest }
 func (s *Snapshot) ManifestJSON() []byte { return s.manifestJSON }
 
 // Plan is the verified plan.json, decoded. Callers must not modify it.
+// For a snapshot from OpenStreamed its Trials are nil: range over Trials.
 func (s *Snapshot) Plan() *PlanSummary { return s.plan }
 
-// PlanJSON is the bytes of the verified plan.json.
+// PlanJSON is the bytes of the verified plan.json; nil for a snapshot
+// from OpenStreamed, which does not hold them.
 func (s *Snapshot) PlanJSON() []byte { return s.planJSON }
 
 // Observations iterates over the verified observations in file order
@@ -156,8 +162,14 @@ func (s *Snapshot) Trajectories() iter.Seq2[Trajectory, error] {
 	}
 }
 
-// Close releases what Open kept: the observations' temporary file, if any.
-func (s *Snapshot) Close() error { return s.obs.close() }
+// Close releases what Open kept: the temporary files, if any.
+func (s *Snapshot) Close() error {
+	err := s.obs.close()
+	if s.planSpool != nil {
+		err = errors.Join(err, s.planSpool.close())
+	}
+	return err
+}
 
 // capture is what verify keeps of a snapshot for Open: plan.json and
 // observations.jsonl as read, and the SHA-256 of each over exactly those
@@ -167,6 +179,15 @@ type capture struct {
 	planSum string
 	obs     *spool
 	obsSum  string // set only when observations.jsonl was read to its end
+
+	// streamed (OpenStreamed): plan.json is kept in planSpool, not in
+	// plan, and its trials tallied as a stream; trialsAt is the span of
+	// its trials array, head the plan without them (headJSON while read).
+	streamed  bool
+	planSpool *spool
+	trialsAt  [2]int64
+	head      PlanSummary
+	headJSON  []byte
 }
 
 // sums are the captured files' SHA-256 digests, for checkFiles.
@@ -261,6 +282,35 @@ func (s *spool) reader() io.Reader {
 		return bytes.NewReader(s.mem)
 	}
 	return bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.n), 256<<10)
+}
+
+// size is the number of bytes spooled.
+func (s *spool) size() int64 {
+	if s.f == nil {
+		return int64(len(s.mem))
+	}
+	return s.n
+}
+
+// section reads n spooled bytes from off.
+func (s *spool) section(off, n int64) io.Reader {
+	if s.f == nil {
+		return bytes.NewReader(s.mem[off : off+n])
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(s.f, off, n), 256<<10)
+}
+
+// bytes returns a copy of n spooled bytes from off.
+func (s *spool) bytes(off, n int64) ([]byte, error) {
+	b := make([]byte, n, n+2)
+	if s.f == nil {
+		copy(b, s.mem[off:off+n])
+		return b, nil
+	}
+	if _, err := s.f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("failed to read the kept plan: %w", err)
+	}
+	return b, nil
 }
 
 func (s *spool) close() error {
