@@ -152,8 +152,12 @@ const batch = 512
 type checkFunc func(column, value string) error
 
 // gate is the outgoing-text gate of one table: check for one value, and
-// batch for a row's new strings joined by newlines, which the check then
-// locates (a match only across two values is no secret in either).
+// batch for a row's new strings joined by NUL bytes, which the check then
+// locates (a match only across two values is no secret in either). NUL,
+// not a newline: the gate also scans text with its line breaks removed,
+// for a secret folded across lines, which would scan every batch twice;
+// a value's own line breaks are still in the batch, and no detector
+// matches a NUL where it would not match the end of a value.
 type gate struct {
 	check checkFunc
 	batch func(text []byte) bool // reports whether text may carry a secret
@@ -207,7 +211,7 @@ func (t *table[T]) write(row *T) error {
 	t.joined = t.joined[:0]
 	for i, f := range t.fields {
 		if s, ok := t.newString(v, i, f); ok {
-			t.joined = append(append(t.joined, s...), '\n')
+			t.joined = append(append(t.joined, s...), 0)
 		}
 	}
 	if len(t.joined) > 0 && t.gate.batch(t.joined) {

@@ -71,50 +71,57 @@ type PlannedTrial struct {
 func (s *Snapshot) Trials() iter.Seq2[PlannedTrial, error] {
 	return func(yield func(PlannedTrial, error) bool) {
 		next := s.plannedKeys()
-		pull, stop := iter.Pull2(s.Observations())
-		defer stop()
-		var cur *Observation
-		advance := func() error {
-			o, err, ok := pull()
-			switch {
-			case !ok:
-				cur = nil
-			case err != nil:
-				return err
-			default:
-				cur = &o
-			}
-			return nil
-		}
-		if err := advance(); err != nil {
-			yield(PlannedTrial{}, err)
-			return
-		}
-		for {
-			k, ok, err := next()
-			if err != nil {
-				yield(PlannedTrial{}, fmt.Errorf("%s: %s: %w", s.dir, PlanFile, err))
-				return
-			}
-			if !ok {
-				break
-			}
-			t := PlannedTrial{Task: k.Task, Repeat: k.Repeat}
-			if cur != nil && cur.Task == k.Task && cur.Repeat == k.Repeat {
-				t.Observation = cur
-				if err := advance(); err != nil {
-					yield(PlannedTrial{}, err)
-					return
+		// The observations are decoded ahead, on a goroutine of their
+		// own, while the caller takes each trial.
+		obs := readAhead(func(fn func(Observation) error) error { return readObservations(s.obs.reader(), fn) })
+		defer obs.stop()
+		var pending *trialKey
+		var k trialKey
+		stopped := errors.New("stopped")
+		// upTo yields the planned trials before o (missing) and the one
+		// of o with it; with o nil, every one left.
+		upTo := func(o *Observation) error {
+			for {
+				if pending == nil {
+					var ok bool
+					var err error
+					if k, ok, err = next(); err != nil {
+						return fmt.Errorf("%s: %s: %w", s.dir, PlanFile, err)
+					}
+					if !ok {
+						if o != nil {
+							// Verification placed every observation in the
+							// plan; this is a tpctl bug, not a changed file.
+							return fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID)
+						}
+						return nil
+					}
+					pending = &k
+				}
+				t := PlannedTrial{Task: pending.Task, Repeat: pending.Repeat}
+				if o != nil {
+					switch CompareTrials(t.Task, t.Repeat, o.Task, o.Repeat) {
+					case 0:
+						t.Observation = o
+					case 1:
+						return fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID)
+					}
+				}
+				pending = nil
+				if !yield(t, nil) {
+					return stopped
+				}
+				if t.Observation != nil {
+					return nil
 				}
 			}
-			if !yield(t, nil) {
-				return
-			}
 		}
-		if cur != nil {
-			// Verification placed every observation in the plan; this is
-			// a tpctl bug, not a changed file.
-			yield(PlannedTrial{}, fmt.Errorf("%s: observation %q is not in the plan", s.dir, cur.TrialID))
+		err := obs.each(func(o Observation) error { return upTo(&o) })
+		if err == nil {
+			err = upTo(nil)
+		}
+		if err != nil && !errors.Is(err, stopped) {
+			yield(PlannedTrial{}, err)
 		}
 	}
 }
@@ -316,22 +323,25 @@ func (b *holdBack) Write(p []byte) (int, error) {
 }
 
 // keyWalk reads the planned trials, one at a time, from the bytes of a
-// plan's trials array. With canonical, each trial must be in RFC 8785
+// plan's trials array. With canonical, the trials must be in RFC 8785
 // form and the array hold nothing between them but commas: together with
-// a canonical head, the plan is then canonical as a whole.
+// a canonical head, the plan is then canonical as a whole. The check runs
+// over many trials at once; a trial handed out may be found not canonical
+// later, which is then the error that ends the walk.
 type keyWalk struct {
 	d         *jsonscan.Decoder
 	canonical bool
 	seen      *window
 	prev      int64 // offset just past the '[' or the last trial
 	lastTask  string
-	n         int // trials read
+	n         int   // trials read
+	from, to  int64 // span of the trials not yet checked; from -1 when none
 	started   bool
 	done      bool
 }
 
 func newKeyWalk(r io.Reader, canonical bool) *keyWalk {
-	w := &keyWalk{canonical: canonical}
+	w := &keyWalk{canonical: canonical, from: -1}
 	if canonical {
 		w.seen = &window{}
 		r = io.TeeReader(r, w.seen)
@@ -361,7 +371,7 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 	start := w.d.Start()
 	if k == jsonscan.EndArray {
 		w.done = true
-		if w.canonical && start != w.prev {
+		if w.canonical && (start != w.prev || !w.checkHeld()) {
 			return t, false, errNotCanonical
 		}
 		if _, err := w.d.Next(); err != io.EOF {
@@ -383,11 +393,13 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 		if start != w.prev+gap {
 			return t, false, errNotCanonical
 		}
-		elem := w.seen.span(start, end)
-		if got, err := jcs.Canonical(elem); err != nil || !bytes.Equal(got, elem) {
+		if w.from < 0 {
+			w.from = start
+		}
+		w.to = end
+		if w.to-w.from >= 256<<10 && !w.checkHeld() {
 			return t, false, errNotCanonical
 		}
-		w.seen.drop(end)
 	}
 	w.prev = end
 	w.n++
@@ -396,6 +408,37 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 	}
 	w.lastTask = t.Task
 	return t, true, nil
+}
+
+// checkHeld reports whether the trials read since the last check are in
+// RFC 8785 form, checked together as one array (one canonicalizer run
+// per quarter MiB rather than one per trial): the byte before the first
+// and the one after the last are made brackets for the check, then put
+// back. Then it drops them from the window.
+func (w *keyWalk) checkHeld() bool {
+	if w.from < 0 {
+		return true
+	}
+	b := w.seen.b
+	lo, hi := int(w.from-w.seen.base)-1, int(w.to-w.seen.base)
+	before := b[lo]
+	extended := hi == len(b)
+	if extended {
+		b = append(b, 0)
+		w.seen.b = b
+	}
+	after := b[hi]
+	b[lo], b[hi] = '[', ']'
+	span := b[lo : hi+1]
+	got, err := jcs.Canonical(span)
+	ok := err == nil && bytes.Equal(got, span)
+	b[lo], b[hi] = before, after
+	if extended {
+		w.seen.b = b[:hi]
+	}
+	w.seen.drop(w.to) // the byte before the next trial is kept
+	w.from = -1
+	return ok
 }
 
 // window keeps the bytes read through it from the first not dropped:

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,6 +148,16 @@ func TestOpenStreamedFallsBack(t *testing.T) {
 			}
 			return dir
 		},
+		"a trial's members out of order": func(t *testing.T) string {
+			dir := writeWithPlan(t, sortedPlan)
+			if err := replaceIn(filepath.Join(dir, PlanFile), `{"dir":"a1","retry":0}`, `{"retry":0,"dir":"a1"}`); err != nil {
+				t.Fatal(err)
+			}
+			if err := rehash(dir, PlanFile); err != nil {
+				t.Fatal(err)
+			}
+			return dir
+		},
 		"task with a space": func(t *testing.T) string {
 			return writeWithPlan(t, strings.ReplaceAll(sortedPlan, `"task": "c"`, `"task": "c d"`))
 		},
@@ -220,5 +231,50 @@ func TestOpenStreamedRefusesWhatVerifyRefuses(t *testing.T) {
 				t.Errorf("problems (-Verify +OpenStreamed):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestKeyWalkCanonical: the streamed reading takes a trials array only in
+// RFC 8785 form, wherever a difference is (member order, white space,
+// number form, escapes), also past the first quarter MiB it checks.
+func TestKeyWalkCanonical(t *testing.T) {
+	var long strings.Builder
+	long.WriteByte('[')
+	for i := range 20000 {
+		if i > 0 {
+			long.WriteByte(',')
+		}
+		fmt.Fprintf(&long, `{"attempts":[],"repeat":%d,"task":"t"}`, i)
+	}
+	long.WriteByte(']')
+	cases := map[string]bool{
+		`[]`: true,
+		`[{"attempts":[{"dir":"d","retry":0}],"repeat":0,"task":"a"},{"attempts":[],"repeat":1,"task":"a"}]`: true,
+		long.String(): true,
+		`[ ]`:         false,
+		`[{"attempts":[],"repeat":0,"task":"a"} ,{"attempts":[],"repeat":1,"task":"a"}]`:                      false,
+		`[{"attempts":[{"retry":0,"dir":"d"}],"repeat":0,"task":"a"}]`:                                        false,
+		`[{"attempts":[],"repeat":0,"task":"\u0061"}]`:                                                        false,
+		`[{"attempts":[],"repeat":0,"task":"a","x":1e2}]`:                                                     false,
+		strings.Replace(long.String(), `"repeat":19999,`, `"repeat":19999 ,`, 1):                              false,
+		strings.Replace(long.String(), `{"attempts":[],"repeat":19000,`, `{"repeat":19000,"attempts":[],`, 1): false,
+	}
+	for in, want := range cases {
+		w := newKeyWalk(strings.NewReader(in), true)
+		n, err := 0, error(nil)
+		for {
+			var ok bool
+			if _, ok, err = w.next(); err != nil || !ok {
+				break
+			}
+			n++
+		}
+		if got := err == nil; got != want {
+			name := in
+			if len(name) > 80 {
+				name = name[:80] + "…"
+			}
+			t.Errorf("%s: canonical %v (after %d trials, %v), want %v", name, got, n, err, want)
+		}
 	}
 }

@@ -390,6 +390,11 @@ type observationsAhead struct {
 const aheadBatch = 256
 
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
+	return readAhead(func(fn func(Observation) error) error { return c.readObservations(dir, fn) })
+}
+
+// readAhead runs read, a ReadObservations, on a goroutine of its own.
+func readAhead(read func(fn func(Observation) error) error) *observationsAhead {
 	a := &observationsAhead{
 		batches: make(chan []Observation, 4), free: make(chan []Observation, 6),
 		done: make(chan struct{}), ended: make(chan struct{}),
@@ -411,7 +416,7 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 				return false
 			}
 		}
-		a.err = c.readObservations(dir, func(o Observation) error {
+		a.err = read(func(o Observation) error {
 			if batch = append(batch, o); len(batch) == aheadBatch && !send() {
 				return errStopped
 			}
