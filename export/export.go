@@ -319,9 +319,9 @@ func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error
 	}
 	defer tasks.f.Close()
 
-	kmax := 0
+	kmax, perK := 0, false
 	if m.Statistics != nil {
-		kmax = m.Statistics.PassHatK.MaxK()
+		kmax, perK = m.Statistics.PassHatK.MaxK(), m.Statistics.PassKTasksByK != nil
 	}
 	var task taskAcc
 	flushTask := func() error {
@@ -329,7 +329,7 @@ func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error
 			return nil
 		}
 		curTask = task.name
-		row := task.row(w.rid, kmax)
+		row := task.row(w.rid, kmax, perK)
 		part.Tasks++
 		return tasks.t.write(&row)
 	}
@@ -354,6 +354,9 @@ func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error
 			row.Status, row.Reason, row.Reward, row.ExceptionType = o.Status, &o.Reason, o.Reward, o.ExceptionType
 			row.Attempts, row.TrialAttempt, row.Trainable = int64(o.Attempts), ptr(int64(o.TrialAttempt)), o.Trainable
 			row.ResultSHA256, row.TaskChecksum, row.VerifierEnvironmentMode = o.Evidence.ResultSHA256, o.Evidence.TaskChecksum, o.Evidence.VerifierEnvironmentMode
+			if n := len(o.AttemptOutcomes); n > 0 {
+				row.Explanation = explanationOf(&o.AttemptOutcomes[n-1])
+			}
 			switch o.Status {
 			case snapshot.StatusSuccess:
 				counts.Success++
@@ -364,10 +367,11 @@ func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error
 			default:
 				counts.Unscored++
 			}
-			for _, a := range o.AttemptOutcomes {
+			for i := range o.AttemptOutcomes {
+				a := &o.AttemptOutcomes[i]
 				ar := AttemptRow{RoundID: w.rid, TrialID: cur, Task: t.Task, Repeat: int64(t.Repeat), Retry: int64(a.Retry),
 					Current: a.Retry == o.TrialAttempt, Status: a.Status, Reason: a.Reason, Reward: a.Reward,
-					ExceptionType: a.ExceptionType, ResultSHA256: a.ResultSHA256}
+					ExceptionType: a.ExceptionType, ResultSHA256: a.ResultSHA256, Explanation: explanationOf(a)}
 				if err := attempts.t.write(&ar); err != nil {
 					return err
 				}
@@ -459,17 +463,19 @@ func (a *taskAcc) add(status string) {
 	}
 }
 
-func (a *taskAcc) row(rid string, kmax int) TaskRow {
+func (a *taskAcc) row(rid string, kmax int, perK bool) TaskRow {
 	scored := a.success + a.failure
 	r := TaskRow{RoundID: rid, Task: a.name, Planned: a.planned, Success: a.success, Failure: a.failure,
 		InfraError: a.infraError, Unscored: a.unscored, Missing: a.missing, Scored: scored,
-		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0}
+		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0 && 2*a.infraError >= a.planned}
 	if rate, ci := snapshot.Rate(int(a.success), int(scored)); rate != nil {
 		r.SuccessRate, r.SuccessRateLow, r.SuccessRateHigh = rate, &ci[0], &ci[1]
 	}
-	// The same rule as the snapshot's statistics: a task counts when every
-	// planned repeat is scored.
-	if kmax > 0 && scored == a.planned && int(a.planned) >= kmax {
+	// The same rule as the snapshot's statistics, so the mean over the
+	// counted tasks is the round's pass_hat_k_max: from tpctl-snapshot/3 a
+	// task counts with at least k scored repeats, using all of them; in
+	// tpctl-snapshot/2 when every planned repeat is scored.
+	if kmax > 0 && int(scored) >= kmax && (perK || scored == a.planned) {
 		r.PassHatK = ptr(stats.Round12(stats.PassHatK(int(a.planned), int(a.success), kmax)))
 	}
 	return r
@@ -502,8 +508,13 @@ func roundRow(rid, version, sha string, m *snapshot.Manifest) RoundRow {
 		if ci := st.SuccessRateCI95Clustered; ci != nil {
 			r.CI95ClusteredLow, r.CI95ClusteredHigh = &ci[0], &ci[1]
 		}
+		r.NEff = st.SuccessRateNEff
+		if why := st.SuccessRateCI95ClusteredNull; why != nil {
+			r.CI95ClusteredNull, r.CI95ClusteredNullMsg = &why.Code, &why.Message
+			r.NullTasks, r.NullMinTasks = ptr(int64(why.Tasks)), ptr(int64(why.MinTasks))
+		}
 		if st.PassKTasks != nil { // tpctl-snapshot/2: one counted set for every k
-			r.PassKTasksCounted = ptr(int64(st.PassKTasks.Counted))
+			r.PassKTasksCounted, r.PassKTasksLeftOut = ptr(int64(st.PassKTasks.Counted)), ptr(int64(st.PassKTasks.LeftOut))
 		}
 		if k := st.PassHatK.MaxK(); k > 0 {
 			at, _ := st.PassAtK.K(k)
@@ -511,7 +522,7 @@ func roundRow(rid, version, sha string, m *snapshot.Manifest) RoundRow {
 			r.PassKMax, r.PassAtKMax, r.PassHatKMax = ptr(int64(k)), &at, &hat
 			// tpctl-snapshot/3 counts the tasks per k; the row's k is the largest.
 			if t, ok := st.PassKTasksByK.K(k); ok {
-				r.PassKTasksCounted = ptr(int64(t.Counted))
+				r.PassKTasksCounted, r.PassKTasksLeftOut = ptr(int64(t.Counted)), ptr(int64(t.LeftOut))
 			}
 		}
 	}

@@ -194,6 +194,12 @@ func TestParquetFooterAndTypes(t *testing.T) {
 	if r.Expected != 9 || r.Missing != 1 || r.Label != "degraded" || *r.SuccessRate != *m.SuccessRate || r.ProtocolKey != export.ProtocolKey(m) {
 		t.Errorf("rounds row = %+v", r)
 	}
+	// Three tasks: no clustered interval, and the snapshot's reason why.
+	why := m.Statistics.SuccessRateCI95ClusteredNull
+	if why == nil || r.CI95ClusteredLow != nil || r.NEff != nil || r.CI95ClusteredNull == nil || *r.CI95ClusteredNull != why.Code ||
+		*r.CI95ClusteredNullMsg != why.Message || *r.NullTasks != 3 || *r.NullMinTasks != int64(why.MinTasks) {
+		t.Errorf("rounds null interval: %v %v %v, snapshot %+v", r.CI95ClusteredNull, r.NullTasks, r.NullMinTasks, why)
+	}
 }
 
 func TestExportRefuses(t *testing.T) {
@@ -266,6 +272,29 @@ func TestExportRefuses(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), `c,"quoted-task-name"`) {
 			t.Errorf("error quotes the secret: %v", err)
+		}
+		if ents, _ := os.ReadDir(out); len(ents) != 0 {
+			t.Errorf("output folder has %v after a refused export", ents)
+		}
+	})
+	// The judge's detail of a tpctl-snapshot/3 attempt is an exported
+	// string like any other.
+	t.Run("secret in a detail", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "snap")
+		if _, err := comparetest.Build(dir, comparetest.Spec{Trials: map[string]string{"a#0": "failure", "b#0": "success"},
+			Explain: func(task string, _ int, a *snapshot.AttemptOutcome) {
+				if task == "b" {
+					a.Detail = "login failed for hunter2-s3cret-value"
+				}
+			}}); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		sc := redact.NewScanner([]string{"TPCTL_TEST_TOKEN=hunter2-s3cret-value"})
+		_, err := export.Run(context.Background(), []string{dir}, export.Options{Format: export.Parquet, Out: out, Scanner: sc})
+		var ie *redact.IdentityError
+		if !errors.As(err, &ie) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "detail") {
+			t.Fatalf("err = %v, want an identity error naming the detail column", err)
 		}
 		if ents, _ := os.ReadDir(out); len(ents) != 0 {
 			t.Errorf("output folder has %v after a refused export", ents)

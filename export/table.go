@@ -57,18 +57,28 @@ const (
 
 type field struct {
 	Column
-	index int
+	index []int // into the row struct, through embedded ones
 	kind  kind
 	ptr   bool
 }
 
+// fieldsOf lists the columns of a row struct in file order; an embedded
+// struct's fields are columns in its place, as parquet-go flattens them.
 func fieldsOf(t reflect.Type) []field {
-	var fs []field
+	return appendFields(nil, t, nil)
+}
+
+func appendFields(fs []field, t reflect.Type, index []int) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		at := append(index[:len(index):len(index)], i)
+		if sf.Anonymous {
+			fs = appendFields(fs, sf.Type, at)
+			continue
+		}
 		name, _, _ := strings.Cut(sf.Tag.Get("parquet"), ",")
 		ft := sf.Type
-		f := field{Column: Column{Name: name, Doc: sf.Tag.Get("doc")}, index: i}
+		f := field{Column: Column{Name: name, Doc: sf.Tag.Get("doc")}, index: at}
 		if ft.Kind() == reflect.Pointer {
 			f.ptr, f.Nullable, ft = true, true, ft.Elem()
 		}
@@ -255,7 +265,7 @@ func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
 	if f.kind != kString {
 		return "", false
 	}
-	fv := v.Field(f.index)
+	fv := v.FieldByIndex(f.index)
 	if f.ptr {
 		if fv.IsNil() {
 			return "", false
@@ -305,7 +315,7 @@ func appendCSV(b []byte, v reflect.Value, fields []field) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		if f.ptr {
 			if fv.IsNil() {
 				continue
@@ -339,7 +349,7 @@ func appendJSONL(b []byte, v reflect.Value, fields []field) []byte {
 		}
 		b = appendJSONString(b, f.Name)
 		b = append(b, ':')
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		if f.ptr {
 			if fv.IsNil() {
 				b = append(b, "null"...)
