@@ -56,6 +56,7 @@ BENCHROUNDS ?= 5
 bench:
 	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^Benchmark(ImportCmd|TranscriptsCmd|VerifyCmd|Upload10k)$$' -benchtime 1x -p 1 -timeout 60m $(BENCHFLAGS) ./importer ./upload
 	$(GO) test -run '^$$' -bench '^BenchmarkVerify100k$$' -benchtime 5x $(BENCHFLAGS) ./snapshot
+	cd export/duckdbtest && TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkExportParquet$$' -benchtime 1x -timeout 60m $(BENCHFLAGS) .
 
 # Every benchmark, micro-benchmarks included, for profiles.
 microbench:

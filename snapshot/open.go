@@ -71,13 +71,9 @@ var MaxHeldObservations = 64 << 20
 // A folder that is not a snapshot gives an error for which IsNotSnapshot
 // is true; one that fails verification, a *VerifyError.
 func Open(dir string) (*Snapshot, error) {
-	raw, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	raw, m, err := readManifest(dir)
 	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
-	}
-	m, err := DecodeManifest(raw)
-	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
+		return nil, err
 	}
 	c := &capture{obs: &spool{limit: MaxHeldObservations}}
 	rep, err := verify(dir, m, c)
@@ -97,6 +93,20 @@ func Open(dir string) (*Snapshot, error) {
 		return nil, fmt.Errorf("%s: %s: %w", dir, PlanFile, err)
 	}
 	return &Snapshot{dir: dir, manifest: m, manifestJSON: raw, plan: &plan, planJSON: c.plan, obs: c.obs}, nil
+}
+
+// readManifest reads and decodes snapshot.json; an error is a
+// *NotSnapshotError.
+func readManifest(dir string) ([]byte, *Manifest, error) {
+	raw, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	if err != nil {
+		return nil, nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	m, err := DecodeManifest(raw)
+	if err != nil {
+		return nil, nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	return raw, m, nil
 }
 
 // Dir is the folder the snapshot was opened from.

@@ -37,13 +37,9 @@ var StreamHeld = 1 << 20
 // problem, the snapshot is opened as Open opens it, which decides: the
 // result, and every problem reported, are Open's.
 func OpenStreamed(dir string) (*Snapshot, error) {
-	raw, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	raw, m, err := readManifest(dir)
 	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
-	}
-	m, err := DecodeManifest(raw)
-	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
+		return nil, err
 	}
 	c := &capture{streamed: true, planSpool: &spool{limit: StreamHeld}, obs: &spool{limit: StreamHeld}}
 	rep, err := verify(dir, m, c)

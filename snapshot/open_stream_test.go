@@ -22,20 +22,23 @@ var sortedPlan = strings.Replace(testPlan, `    {"task": "b", "repeat": 0, "atte
 
 func writeWithPlan(t *testing.T, plan string) string {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "snap")
-	w, err := Create(dir, []byte(plan), Options{FormatVerified: true, OutcomeRules: "tpctl-outcomes/1"})
+	return writeWith(t, plan, testObservations(), false)
+}
+
+// openBoth opens dir with Open and OpenStreamed, closed when the test ends.
+func openBoth(t *testing.T, dir string) (held, streamed *Snapshot) {
+	t.Helper()
+	held, err := Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range testObservations() {
-		if err := w.Add(o); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := w.Commit(); err != nil {
+	t.Cleanup(func() { held.Close() })
+	streamed, err = OpenStreamed(dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return dir
+	t.Cleanup(func() { streamed.Close() })
+	return held, streamed
 }
 
 func plannedTrials(t *testing.T, s *Snapshot) []PlannedTrial {
@@ -65,16 +68,7 @@ func TestOpenStreamed(t *testing.T) {
 			StreamHeld = held
 			t.Setenv("TMPDIR", t.TempDir())
 			dir := writeWithPlan(t, sortedPlan)
-			held, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer held.Close()
-			s, err := OpenStreamed(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			held, s := openBoth(t, dir)
 			if s.planSpool == nil || s.Plan().Trials != nil || s.PlanJSON() != nil {
 				t.Fatalf("not read as a stream: spool %v, %d plan trials", s.planSpool != nil, len(s.Plan().Trials))
 			}
@@ -168,16 +162,7 @@ func TestOpenStreamedFallsBack(t *testing.T) {
 			if rep, err := Verify(dir); err != nil || !rep.OK {
 				t.Fatalf("Verify: %+v, %v", rep, err)
 			}
-			held, err := Open(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer held.Close()
-			s, err := OpenStreamed(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
+			held, s := openBoth(t, dir)
 			if s.planSpool != nil || len(s.Plan().Trials) != 4 {
 				t.Errorf("read as a stream, or without the plan's trials")
 			}

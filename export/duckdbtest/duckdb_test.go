@@ -18,6 +18,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
 	"github.com/tuneplane/tpctl/export"
+	"github.com/tuneplane/tpctl/internal/benchrun"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/stats"
 )
@@ -422,4 +423,11 @@ func checkCheckpointRow(t *testing.T, bs []built, row map[string]any) {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestMain removes the tpctl the benchmark built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	benchrun.Cleanup()
+	os.Exit(code)
 }
