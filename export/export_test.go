@@ -146,6 +146,50 @@ func TestExportFormats(t *testing.T) {
 	}
 }
 
+// TestExportStartsOver: a snapshot whose plan.json is not in the form the
+// single read takes (here re-indented, its SHA-256 updated, which
+// verification accepts) is read again as snapshot.Open reads it; what the
+// first reading wrote is forgotten, and the tables are those of the
+// original snapshot.
+func TestExportStartsOver(t *testing.T) {
+	dir, m := build(t, mixed)
+	re := filepath.Join(t.TempDir(), "reindented")
+	if err := os.CopyFS(re, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	pp := filepath.Join(re, snapshot.PlanFile)
+	var plan any
+	if err := json.Unmarshal(readAll(t, pp), &plan); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(plan, "", "  ")
+	if err := os.WriteFile(pp, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(append(b, '\n'))
+	mp := filepath.Join(re, snapshot.ManifestFile)
+	if err := os.WriteFile(mp, []byte(strings.Replace(string(readAll(t, mp)), m.Files[snapshot.PlanFile], hex.EncodeToString(sum[:]), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := snapshot.Verify(re); err != nil || !rep.OK {
+		t.Fatalf("the re-indented snapshot does not verify: %+v, %v", rep, err)
+	}
+	a, b2 := t.TempDir(), t.TempDir()
+	pa, pb := run(t, export.JSONL, a, dir), run(t, export.JSONL, b2, re)
+	if pa[0].Trials != pb[0].Trials || pb[0].Trials != 9 || pa[0].Attempts != pb[0].Attempts || pa[0].Tasks != pb[0].Tasks {
+		t.Errorf("partitions %+v and %+v", pa[0], pb[0])
+	}
+	for _, tb := range []string{export.TableTrials, export.TableAttempts, export.TableTasks} {
+		name := "round_id=" + strings.TrimPrefix(m.RoundID, "native:") + "/" + tb + ".jsonl"
+		if string(readAll(t, filepath.Join(a, name))) != string(readAll(t, filepath.Join(b2, name))) {
+			t.Errorf("%s differs from the original snapshot's", name)
+		}
+	}
+	if ents, _ := os.ReadDir(b2); len(ents) != 1 {
+		t.Errorf("output folder has %v, want the one partition", ents)
+	}
+}
+
 func TestParquetFooterAndTypes(t *testing.T) {
 	dir, m := build(t, mixed)
 	out := t.TempDir()

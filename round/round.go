@@ -1,7 +1,7 @@
 // Package round reads verified snapshots for the commands that look at
-// many rounds (export, trend, gate), each through snapshot.OpenStreamed,
-// so what they read is what was verified: a Source streams every planned
-// trial with its observation in canonical order; a Round keeps each trial's
+// many rounds (export, trend, gate), each through snapshot.OpenTrials, so
+// what they read is what was verified: Walk hands every planned trial
+// with its observation to a visitor in canonical order; a Round keeps each trial's
 // status in memory and computes counts, rates and intervals over any
 // subset of its tasks, and the paired difference between two rounds, by
 // the same code as the snapshot and compare packages.
@@ -9,12 +9,8 @@ package round
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
 	"strings"
 
 	"github.com/tuneplane/tpctl/snapshot"
@@ -54,83 +50,43 @@ func (e *SnapshotError) Unwrap() error { return e.Err }
 // verification problems.
 var ErrUnverified = errors.New("snapshot failed verification")
 
-// Source is a verified snapshot whose trials can be streamed: it is read
-// once, through snapshot.OpenStreamed, and what it hands out are the bytes
-// that were hashed and verified. Close it when done.
-type Source struct {
-	Dir      string
-	Manifest *snapshot.Manifest
-	// SHA256 is the hex SHA-256 of snapshot.json's bytes.
-	SHA256 string
-	// Trajectories holds the trial IDs that have a trajectory file.
-	Trajectories map[string]bool
-	snap         *snapshot.Snapshot
-}
-
 // TrialState is one planned trial with its observation, nil when the
 // trial has no attempt (missing).
 type TrialState = snapshot.PlannedTrial
 
-// Open verifies dir whole (as tpctl snapshot verify does) before it
-// returns, keeping what it read, and reads the trajectory index. An error
-// is a *SnapshotError.
-func Open(dir string) (*Source, error) {
-	s, err := open(dir, snapshot.OpenStreamed)
-	if err != nil {
+// Walk verifies dir with snapshot.OpenTrials, handing every planned trial
+// to the Visit begin returns as it is read: nothing it sees is verified
+// until Walk returns without an error, and begin may be called a second
+// time, to start over (snapshot.OpenTrials). An error is a
+// *SnapshotError, or the Visit's own.
+func Walk(dir string, begin func(m *snapshot.Manifest, manifestJSON []byte) (snapshot.Visit, error)) (*snapshot.Snapshot, error) {
+	var own error // begin's or the Visit's: not the snapshot's fault
+	s, err := snapshot.OpenTrials(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
+		visit, err := begin(m, raw)
+		if err != nil {
+			own = err
+			return nil, err
+		}
+		return func(t TrialState) error {
+			if err := visit(t); err != nil {
+				own = err
+				return err
+			}
+			return nil
+		}, nil
+	})
+	switch {
+	case err == nil:
+		return s, nil
+	case own != nil && errors.Is(err, own):
 		return nil, err
 	}
-	m := s.Manifest()
-	sum := sha256.Sum256(s.ManifestJSON())
-	src := &Source{Dir: dir, Manifest: m, SHA256: hex.EncodeToString(sum[:]), Trajectories: map[string]bool{}, snap: s}
-	for tr, err := range s.Trajectories() {
-		if err == nil {
-			var id struct {
-				TrialID string `json:"trial_id"`
-			}
-			if err = json.Unmarshal(tr.Data, &id); err == nil {
-				src.Trajectories[id.TrialID] = true
-				continue
-			}
-			err = fmt.Errorf("%s: %w", tr.Name, err)
-		}
-		s.Close()
-		return nil, &SnapshotError{Dir: dir, Err: err}
+	var ve *snapshot.VerifyError
+	if errors.As(err, &ve) {
+		return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
 	}
-	return src, nil
+	return nil, &SnapshotError{Dir: dir, Err: err}
 }
-
-// open opens dir with openFn and words its errors as SnapshotErrors.
-func open(dir string, openFn func(string) (*snapshot.Snapshot, error)) (*snapshot.Snapshot, error) {
-	s, err := openFn(dir)
-	if err != nil {
-		var ve *snapshot.VerifyError
-		if errors.As(err, &ve) {
-			return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
-		}
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	return s, nil
-}
-
-// Trials is every planned trial in canonical order with its observation
-// (nil for a missing trial), from the verified bytes, one at a time. An
-// error is a *SnapshotError.
-func (s *Source) Trials() iter.Seq2[TrialState, error] {
-	return func(yield func(TrialState, error) bool) {
-		for t, err := range s.snap.Trials() {
-			if err != nil {
-				yield(t, &SnapshotError{Dir: s.Dir, Err: err})
-				return
-			}
-			if !yield(t, nil) {
-				return
-			}
-		}
-	}
-}
-
-// Close removes what Open kept (temporary files).
-func (s *Source) Close() error { return s.snap.Close() }
 
 // StatusMissing is the state of a planned trial with no attempt.
 const StatusMissing = "missing"
@@ -157,35 +113,34 @@ type Round struct {
 	Trials []Trial
 }
 
-// Load verifies dir with snapshot.OpenStreamed and reads every trial's
+// Load verifies dir with snapshot.OpenTrials and keeps every trial's
 // status from the bytes it verified.
 func Load(ctx context.Context, dir string) (*Round, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := open(dir, snapshot.OpenStreamed)
+	var trials []Trial
+	n := 0
+	s, err := Walk(dir, func(m *snapshot.Manifest, _ []byte) (snapshot.Visit, error) {
+		trials, n = make([]Trial, 0, m.Counts.Expected), 0
+		return func(t TrialState) error {
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			tr := Trial{Task: t.Task, Repeat: t.Repeat, Status: StatusMissing}
+			if o := t.Observation; o != nil {
+				tr.Status, tr.TaskChecksum = o.Status, o.Evidence.TaskChecksum
+			}
+			trials = append(trials, tr)
+			return nil
+		}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	r := &Round{Dir: dir, Manifest: s.Manifest(), Trials: make([]Trial, 0, s.Manifest().Counts.Expected)}
-	n := 0
-	for t, err := range s.Trials() {
-		if err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: err}
-		}
-		if n++; n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		tr := Trial{Task: t.Task, Repeat: t.Repeat, Status: StatusMissing}
-		if o := t.Observation; o != nil {
-			tr.Status, tr.TaskChecksum = o.Status, o.Evidence.TaskChecksum
-		}
-		r.Trials = append(r.Trials, tr)
-	}
-	return r, nil
+	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials}, nil
 }
 
 // Tasks returns the round's task names in canonical order.

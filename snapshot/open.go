@@ -55,10 +55,6 @@ type Snapshot struct {
 	plan         *PlanSummary
 	planJSON     []byte
 	obs          *spool
-	// planSpool holds plan.json as verified for an OpenStreamed snapshot,
-	// whose trials array spans trialsAt; nil for Open's.
-	planSpool *spool
-	trialsAt  [2]int64
 }
 
 // MaxHeldObservations bounds the verified observations.jsonl bytes a
@@ -120,11 +116,11 @@ func (s *Snapshot) Manifest() *Manifest { return s.manifest }
 func (s *Snapshot) ManifestJSON() []byte { return s.manifestJSON }
 
 // Plan is the verified plan.json, decoded. Callers must not modify it.
-// For a snapshot from OpenStreamed its Trials are nil: range over Trials.
+// For a snapshot from OpenTrials its Trials are nil.
 func (s *Snapshot) Plan() *PlanSummary { return s.plan }
 
 // PlanJSON is the bytes of the verified plan.json; nil for a snapshot
-// from OpenStreamed, which does not hold them.
+// from OpenTrials, which does not hold them.
 func (s *Snapshot) PlanJSON() []byte { return s.planJSON }
 
 // Observations iterates over the verified observations in file order
@@ -172,14 +168,8 @@ func (s *Snapshot) Trajectories() iter.Seq2[Trajectory, error] {
 	}
 }
 
-// Close releases what Open kept: the temporary files, if any.
-func (s *Snapshot) Close() error {
-	err := s.obs.close()
-	if s.planSpool != nil {
-		err = errors.Join(err, s.planSpool.close())
-	}
-	return err
-}
+// Close releases what Open kept: the observations' temporary file, if any.
+func (s *Snapshot) Close() error { return s.obs.close() }
 
 // capture is what verify keeps of a snapshot for Open: plan.json and
 // observations.jsonl as read, and the SHA-256 of each over exactly those
@@ -190,14 +180,19 @@ type capture struct {
 	obs     *spool
 	obsSum  string // set only when observations.jsonl was read to its end
 
-	// streamed (OpenStreamed): plan.json is kept in planSpool, not in
-	// plan, and its trials tallied as a stream; trialsAt is the span of
-	// its trials array, head the plan without them (headJSON while read).
+	// streamed (OpenTrials): plan.json is kept in planSpool, not in plan,
+	// and its trials tallied as a stream and handed to visit with their
+	// observations (obs is nil: nothing is kept); trialsAt is the span of
+	// the trials array, head the plan without them (headJSON while read),
+	// visitErr the error visit returned, which ends the reading.
 	streamed  bool
+	manifest  *Manifest
 	planSpool *spool
 	trialsAt  [2]int64
 	head      PlanSummary
 	headJSON  []byte
+	visit     Visit
+	visitErr  error
 }
 
 // sums are the captured files' SHA-256 digests, for checkFiles.
@@ -224,7 +219,11 @@ func (c *capture) readObservations(dir string, fn func(Observation) error) error
 	}
 	defer f.Close()
 	h := sha256.New()
-	err = readObservations(io.TeeReader(f, &teeTo{h, c.obs}), fn)
+	var w io.Writer = h
+	if c.obs != nil {
+		w = &teeTo{h, c.obs}
+	}
+	err = readObservations(io.TeeReader(f, w), fn)
 	if err == nil {
 		// The scanner read to the end of the file: every byte is hashed.
 		c.obsSum = hex.EncodeToString(h.Sum(nil))

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -18,39 +19,11 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
-// StreamHeld is how many bytes of plan.json and of observations.jsonl an
-// OpenStreamed snapshot keeps in memory; past it they go to temporary
-// files, so memory stays flat however many trials the round has. A
-// variable so tests can exercise the files.
-var StreamHeld = 1 << 20
-
-// OpenStreamed is Open for a reader that takes the planned trials one at
-// a time (Trials), with memory that does not grow with the number of
-// trials: plan.json is not decoded whole, its trials are tallied in
-// lockstep with the observations, and the verified bytes of both are kept
-// in temporary files rather than in memory. Plan().Trials and PlanJSON
-// are nil.
-//
-// The streamed reading takes the plan in the canonical form tpctl writes
-// (RFC 8785, trials in canonical order, no task name holding a byte up to
-// '#'). For any other plan, and whenever the streamed reading finds a
-// problem, the snapshot is opened as Open opens it, which decides: the
-// result, and every problem reported, are Open's.
-func OpenStreamed(dir string) (*Snapshot, error) {
-	raw, m, err := readManifest(dir)
-	if err != nil {
-		return nil, err
-	}
-	c := &capture{streamed: true, planSpool: &spool{limit: StreamHeld}, obs: &spool{limit: StreamHeld}}
-	rep, err := verify(dir, m, c)
-	if err == nil && rep.OK {
-		return &Snapshot{dir: dir, manifest: m, manifestJSON: raw, plan: &c.head, obs: c.obs,
-			planSpool: c.planSpool, trialsAt: c.trialsAt}, nil
-	}
-	c.obs.close()
-	c.planSpool.close()
-	return Open(dir)
-}
+// planHeld is how many bytes of plan.json OpenTrials keeps in memory
+// while it reads the plan's trials a second time; past it they go to a
+// temporary file, so memory stays flat however many trials the round has.
+// A variable so tests can exercise the file.
+var planHeld = 1 << 20
 
 // PlannedTrial is one planned trial with its observation, nil when the
 // trial has no attempt (missing).
@@ -58,103 +31,147 @@ type PlannedTrial struct {
 	Task        string
 	Repeat      int
 	Observation *Observation
+	// Trajectory: a trajectory file of this trial is in the snapshot.
+	Trajectory bool
+}
+
+// Visit takes the planned trials of a snapshot one at a time, in
+// canonical order; an error from it ends the reading and is OpenTrials'.
+type Visit func(PlannedTrial) error
+
+// OpenTrials verifies the snapshot in dir as Open does and, in the same
+// single read, hands every planned trial with its observation to a Visit,
+// with memory that does not grow with the number of trials: the plan's
+// trials are tallied in lockstep with the observations, and nothing is
+// held but the trial at hand. begin is called with the manifest (as read,
+// and its bytes) before the first trial and returns the Visit.
+//
+// Nothing a Visit sees is verified until OpenTrials returns without an
+// error: a problem may be found at the very end. The caller must keep
+// what it makes of the trials provisional (a temporary folder) and
+// discard it on an error. The returned Snapshot holds the verified
+// manifest and plan (its Trials nil); nothing needs closing.
+//
+// The single read takes the plan in the canonical form tpctl writes (RFC
+// 8785, trials in canonical order, no task name holding a byte up to
+// '#'). For any other plan, and whenever it finds a problem, the
+// snapshot is opened as Open opens it, which decides: then begin is
+// called again, and what the first Visit saw must be forgotten; on
+// success the trials are handed over again from Open's verified bytes.
+// The result, and every problem reported, are Open's.
+func OpenTrials(dir string, begin func(m *Manifest, manifestJSON []byte) (Visit, error)) (*Snapshot, error) {
+	raw, m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	visit, err := begin(m, raw)
+	if err != nil {
+		return nil, err
+	}
+	c := &capture{streamed: true, manifest: m, planSpool: &spool{limit: planHeld}, visit: visit}
+	rep, err := verify(dir, m, c)
+	c.planSpool.close()
+	switch {
+	case c.visitErr != nil:
+		return nil, c.visitErr
+	case err == nil && rep.OK:
+		return &Snapshot{dir: dir, manifest: m, manifestJSON: raw, plan: &c.head, obs: &spool{}}, nil
+	}
+	s, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if visit, err = begin(s.Manifest(), s.ManifestJSON()); err != nil {
+		return nil, err
+	}
+	for t, err := range s.Trials() {
+		if err == nil {
+			err = visit(t)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	plan := *s.Plan()
+	plan.Trials = nil
+	return &Snapshot{dir: dir, manifest: s.Manifest(), manifestJSON: s.ManifestJSON(), plan: &plan, obs: &spool{}}, nil
 }
 
 // Trials iterates over every planned trial in canonical order with its
 // observation, from the verified bytes; consecutive trials of one task
 // share one Task string. It may be ranged over more than once. The
-// error, if any, comes last and is the only thing yielded with it.
+// error, if any, comes last and is the only thing yielded with it. A
+// Snapshot from OpenTrials has none.
 func (s *Snapshot) Trials() iter.Seq2[PlannedTrial, error] {
 	return func(yield func(PlannedTrial, error) bool) {
-		next := s.plannedKeys()
-		// The observations are decoded ahead, on a goroutine of their
-		// own, while the caller takes each trial.
-		obs := readAhead(func(fn func(Observation) error) error { return readObservations(s.obs.reader(), fn) })
-		defer obs.stop()
-		var pending *trialKey
-		var k trialKey
-		stopped := errors.New("stopped")
-		// upTo yields the planned trials before o (missing) and the one
-		// of o with it; with o nil, every one left.
-		upTo := func(o *Observation) error {
-			for {
-				if pending == nil {
-					var ok bool
-					var err error
-					if k, ok, err = next(); err != nil {
-						return fmt.Errorf("%s: %s: %w", s.dir, PlanFile, err)
-					}
-					if !ok {
-						if o != nil {
-							// Verification placed every observation in the
-							// plan; this is a tpctl bug, not a changed file.
-							return fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID)
-						}
-						return nil
-					}
-					pending = &k
-				}
-				t := PlannedTrial{Task: pending.Task, Repeat: pending.Repeat}
-				if o != nil {
-					switch CompareTrials(t.Task, t.Repeat, o.Task, o.Repeat) {
-					case 0:
-						t.Observation = o
-					case 1:
-						return fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID)
-					}
-				}
-				pending = nil
-				if !yield(t, nil) {
-					return stopped
-				}
-				if t.Observation != nil {
-					return nil
-				}
+		keys := make([]trialKey, len(s.plan.Trials))
+		for i, t := range s.plan.Trials {
+			keys[i] = trialKey{t.Task, t.Repeat}
+		}
+		slices.SortFunc(keys, func(a, b trialKey) int { return CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat) })
+		for i := 1; i < len(keys); i++ {
+			if keys[i].Task == keys[i-1].Task {
+				keys[i].Task = keys[i-1].Task
 			}
 		}
-		err := obs.each(func(o Observation) error { return upTo(&o) })
-		if err == nil {
-			err = upTo(nil)
+		traj := map[string]bool{}
+		for tr, err := range s.Trajectories() {
+			if err != nil {
+				yield(PlannedTrial{}, err)
+				return
+			}
+			traj[trajectoryTrial(tr.Data)] = true
 		}
-		if err != nil && !errors.Is(err, stopped) {
-			yield(PlannedTrial{}, err)
+		i := 0
+		emit := func(o *Observation) bool {
+			t := PlannedTrial{Task: keys[i].Task, Repeat: keys[i].Repeat, Observation: o}
+			t.Trajectory = len(traj) > 0 && traj[TrialID(t.Task, t.Repeat)]
+			i++
+			return yield(t, nil)
+		}
+		for o, err := range s.Observations() {
+			if err != nil {
+				yield(PlannedTrial{}, err)
+				return
+			}
+			// Verification placed every observation in the plan, in order.
+			for i < len(keys) && CompareTrials(keys[i].Task, keys[i].Repeat, o.Task, o.Repeat) < 0 {
+				if !emit(nil) {
+					return
+				}
+			}
+			if i == len(keys) || keys[i].Task != o.Task || keys[i].Repeat != o.Repeat {
+				yield(PlannedTrial{}, fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID))
+				return
+			}
+			if !emit(&o) {
+				return
+			}
+		}
+		for i < len(keys) {
+			if !emit(nil) {
+				return
+			}
 		}
 	}
 }
 
-// plannedKeys returns a pull function over the planned trials in
-// canonical order: from the kept plan.json of an OpenStreamed snapshot,
-// from the decoded plan of an Open one.
-func (s *Snapshot) plannedKeys() func() (trialKey, bool, error) {
-	if s.planSpool != nil {
-		w := newKeyWalk(s.planSpool.section(s.trialsAt[0], s.trialsAt[1]-s.trialsAt[0]), false)
-		return w.next
+// trajectoryTrial is the trial ID a trajectory file names ("" if none).
+func trajectoryTrial(data []byte) string {
+	var tr struct {
+		TrialID string `json:"trial_id"`
 	}
-	keys := make([]trialKey, len(s.plan.Trials))
-	for i, t := range s.plan.Trials {
-		keys[i] = trialKey{t.Task, t.Repeat}
-	}
-	slices.SortFunc(keys, func(a, b trialKey) int { return CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat) })
-	for i := 1; i < len(keys); i++ {
-		if keys[i].Task == keys[i-1].Task {
-			keys[i].Task = keys[i-1].Task
-		}
-	}
-	i := 0
-	return func() (trialKey, bool, error) {
-		if i == len(keys) {
-			return trialKey{}, false, nil
-		}
-		i++
-		return keys[i-1], true, nil
-	}
+	json.Unmarshal(data, &tr) // a file that does not decode is verify's problem
+	return tr.TrialID
 }
 
 // foldStreamed is the streamed half of rederive: plan.json is read into
 // c.planSpool and hashed, its head (everything but the trials) decoded,
-// and its trials tallied in lockstep with the observations. It returns
-// nil after adding a problem; OpenStreamed then lets Open decide, so a
-// problem here need only be true, not worded as Verify words it.
+// and its trials tallied in lockstep with the observations and handed to
+// c.visit. It returns nil after adding a problem (OpenTrials then lets
+// Open decide, so a problem here need only be true, not worded as Verify
+// words it) or when c.visit failed (c.visitErr).
 func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead, check func(*tally, *Observation) error, ps *problems) *tally {
 	fail := func(code, file string, err error) *tally {
 		ps.add(code, file, "%v", err)
@@ -176,47 +193,82 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	c.head = p.PlanSummary
 	c.head.Trials = nil
 	t := newStreamTally(p.PlanSummary, planDigest, sd, outcomeRules)
-	keys := newKeyWalk(c.planSpool.section(c.trialsAt[0], c.trialsAt[1]-c.trialsAt[0]), true)
+	// The trials with a trajectory, from the listed files (each checked
+	// against its SHA-256; verification checks the rest).
+	traj := map[string]bool{}
+	for _, name := range c.manifest.TrajectoryFiles() {
+		if b, err := ReadFile(dir, c.manifest, name); err == nil {
+			traj[trajectoryTrial(b)] = true
+		}
+	}
+	keys := newKeyWalk(c.planSpool.section(c.trialsAt[0], c.trialsAt[1]-c.trialsAt[0]))
 	var pending *trialKey
 	var k trialKey
-	// planned hands the tally every planned trial up to (task, repeat);
-	// with last, every one left.
-	planned := func(task string, repeat int, last bool) error {
+	visit := func(key *trialKey, o *Observation) error {
+		pt := PlannedTrial{Task: key.Task, Repeat: key.Repeat, Observation: o}
+		pt.Trajectory = len(traj) > 0 && traj[TrialID(key.Task, key.Repeat)]
+		if c.visitErr = c.visit(pt); c.visitErr != nil {
+			return c.visitErr
+		}
+		return nil
+	}
+	// planned hands the tally, and the Visit as missing, every planned
+	// trial before (task, repeat), and the tally that one; it reports
+	// whether it is planned. With last, every one left.
+	planned := func(task string, repeat int, last bool) (bool, error) {
 		for {
 			if pending == nil {
 				var ok bool
 				var err error
 				if k, ok, err = keys.next(); err != nil || !ok {
-					return err
+					return false, err
 				}
 				pending = &k
 			}
 			cmp := CompareTrials(pending.Task, pending.Repeat, task, repeat)
 			if cmp > 0 && !last {
-				return nil
+				return false, nil
 			}
 			if err := t.planKey(pending.Task, pending.Repeat); err != nil {
-				return err
+				return false, err
+			}
+			if cmp == 0 && !last {
+				return true, nil
+			}
+			if err := visit(pending, nil); err != nil {
+				return false, err
 			}
 			pending = nil
-			if cmp == 0 && !last {
-				return nil
-			}
 		}
 	}
 	var planErr error
 	if err := obs.each(func(o Observation) error {
-		if planErr = planned(o.Task, o.Repeat, false); planErr != nil {
+		var ok bool
+		if ok, planErr = planned(o.Task, o.Repeat, false); planErr != nil {
 			return planErr
 		}
-		return check(t, &o)
+		if err := check(t, &o); err != nil {
+			return err
+		}
+		if !ok { // check refuses an observation that is not planned
+			return fmt.Errorf("trial %q is not in the plan", o.TrialID)
+		}
+		err := visit(pending, &o)
+		pending = nil
+		return err
 	}); err != nil {
+		if c.visitErr != nil {
+			return nil
+		}
 		if planErr != nil {
 			return fail(ProblemPlanInvalid, PlanFile, planErr)
 		}
 		return fail(ProblemObservation, ObservationsFile, err)
 	}
-	if err := planned("", 0, true); err != nil {
+	if _, err := planned("", 0, true); err != nil {
+		if c.visitErr != nil {
+			return nil
+		}
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
 	return t
@@ -319,30 +371,25 @@ func (b *holdBack) Write(p []byte) (int, error) {
 }
 
 // keyWalk reads the planned trials, one at a time, from the bytes of a
-// plan's trials array. With canonical, the trials must be in RFC 8785
-// form and the array hold nothing between them but commas: together with
+// plan's trials array. The trials must be in RFC 8785 form and the array
+// hold nothing between them but commas: together with
 // a canonical head, the plan is then canonical as a whole. The check runs
 // over many trials at once; a trial handed out may be found not canonical
 // later, which is then the error that ends the walk.
 type keyWalk struct {
-	d         *jsonscan.Decoder
-	canonical bool
-	seen      *window
-	prev      int64 // offset just past the '[' or the last trial
-	lastTask  string
-	n         int   // trials read
-	from, to  int64 // span of the trials not yet checked; from -1 when none
-	started   bool
-	done      bool
+	d        *jsonscan.Decoder
+	seen     *window
+	prev     int64 // offset just past the '[' or the last trial
+	lastTask string
+	n        int   // trials read
+	from, to int64 // span of the trials not yet checked; from -1 when none
+	started  bool
+	done     bool
 }
 
-func newKeyWalk(r io.Reader, canonical bool) *keyWalk {
-	w := &keyWalk{canonical: canonical, from: -1}
-	if canonical {
-		w.seen = &window{}
-		r = io.TeeReader(r, w.seen)
-	}
-	w.d = jsonscan.NewDecoder(r, jsonscan.Options{MaxDepth: jcs.MaxDepth})
+func newKeyWalk(r io.Reader) *keyWalk {
+	w := &keyWalk{from: -1, seen: &window{}}
+	w.d = jsonscan.NewDecoder(io.TeeReader(r, w.seen), jsonscan.Options{MaxDepth: jcs.MaxDepth})
 	return w
 }
 
@@ -367,7 +414,7 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 	start := w.d.Start()
 	if k == jsonscan.EndArray {
 		w.done = true
-		if w.canonical && (start != w.prev || !w.checkHeld()) {
+		if start != w.prev || !w.checkHeld() {
 			return t, false, errNotCanonical
 		}
 		if _, err := w.d.Next(); err != io.EOF {
@@ -379,23 +426,21 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 		return t, false, errNotCanonical
 	}
 	end := w.d.InputOffset()
-	if w.canonical {
-		// One byte between trials is the comma itself; the first starts
-		// right after the bracket.
-		gap := int64(1)
-		if w.n == 0 {
-			gap = 0
-		}
-		if start != w.prev+gap {
-			return t, false, errNotCanonical
-		}
-		if w.from < 0 {
-			w.from = start
-		}
-		w.to = end
-		if w.to-w.from >= 256<<10 && !w.checkHeld() {
-			return t, false, errNotCanonical
-		}
+	// One byte between trials is the comma itself; the first starts right
+	// after the bracket.
+	gap := int64(1)
+	if w.n == 0 {
+		gap = 0
+	}
+	if start != w.prev+gap {
+		return t, false, errNotCanonical
+	}
+	if w.from < 0 {
+		w.from = start
+	}
+	w.to = end
+	if w.to-w.from >= 256<<10 && !w.checkHeld() {
+		return t, false, errNotCanonical
 	}
 	w.prev = end
 	w.n++

@@ -25,20 +25,25 @@ func writeWithPlan(t *testing.T, plan string) string {
 	return writeWith(t, plan, testObservations(), false)
 }
 
-// openBoth opens dir with Open and OpenStreamed, closed when the test ends.
-func openBoth(t *testing.T, dir string) (held, streamed *Snapshot) {
-	t.Helper()
-	held, err := Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { held.Close() })
-	streamed, err = OpenStreamed(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { streamed.Close() })
-	return held, streamed
+// visited is what OpenTrials handed over: the trials of the last begin,
+// and how many times begin was called.
+type visited struct {
+	trials []PlannedTrial
+	begins int
+	m      *Manifest
+}
+
+func openTrials(dir string) (*visited, *Snapshot, error) {
+	v := &visited{}
+	s, err := OpenTrials(dir, func(m *Manifest, _ []byte) (Visit, error) {
+		v.trials, v.m = nil, m
+		v.begins++
+		return func(t PlannedTrial) error {
+			v.trials = append(v.trials, t)
+			return nil
+		}, nil
+	})
+	return v, s, err
 }
 
 func plannedTrials(t *testing.T, s *Snapshot) []PlannedTrial {
@@ -53,57 +58,116 @@ func plannedTrials(t *testing.T, s *Snapshot) []PlannedTrial {
 	return out
 }
 
-// TestOpenStreamed: a plan in tpctl's canonical form is read as a stream
-// (no trials held, the bytes kept in memory or in temporary files), and
-// Trials gives every planned trial with its observation, missing ones
-// included, exactly as from Open; after the files change, the verified
-// bytes are still what it hands out.
-func TestOpenStreamed(t *testing.T) {
+func heldTrials(t *testing.T, dir string) ([]PlannedTrial, *Snapshot) {
+	t.Helper()
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return plannedTrials(t, s), s
+}
+
+// TestOpenTrials: a plan in tpctl's canonical form is verified in one
+// read that hands every planned trial with its observation to the Visit,
+// missing ones included, exactly as Open's Trials gives them, whether the
+// plan is kept in memory or in a temporary file for its second walk.
+func TestOpenTrials(t *testing.T) {
 	if strings.Count(sortedPlan, `"task"`) != 4 || sortedPlan == testPlan {
 		t.Fatal("sortedPlan did not replace the trials")
 	}
-	for _, held := range []int{StreamHeld, 10} {
+	for _, held := range []int{planHeld, 10} {
 		t.Run(map[bool]string{true: "memory", false: "file"}[held > 10], func(t *testing.T) {
-			defer func(n int) { StreamHeld = n }(StreamHeld)
-			StreamHeld = held
+			defer func(n int) { planHeld = n }(planHeld)
+			planHeld = held
 			t.Setenv("TMPDIR", t.TempDir())
 			dir := writeWithPlan(t, sortedPlan)
-			held, s := openBoth(t, dir)
-			if s.planSpool == nil || s.Plan().Trials != nil || s.PlanJSON() != nil {
-				t.Fatalf("not read as a stream: spool %v, %d plan trials", s.planSpool != nil, len(s.Plan().Trials))
-			}
-			if (s.planSpool.f != nil) != (StreamHeld == 10) || (s.obs.f != nil) != (StreamHeld == 10) {
-				t.Errorf("kept in files: plan %v, observations %v", s.planSpool.f != nil, s.obs.f != nil)
-			}
-			want := plannedTrials(t, held)
+			want, hs := heldTrials(t, dir)
 			if len(want) != 4 || want[3].Task != "c" || want[3].Observation != nil || want[0].Observation == nil {
 				t.Fatalf("Open's trials: %+v", want)
 			}
-			if diff := cmp.Diff(want, plannedTrials(t, s)); diff != "" {
-				t.Errorf("trials (-Open +OpenStreamed):\n%s", diff)
+			v, s, err := openTrials(dir)
+			if err != nil {
+				t.Fatal(err)
 			}
-			wantPlan := *held.Plan()
+			if v.begins != 1 || s.Plan().Trials != nil || s.PlanJSON() != nil {
+				t.Fatalf("not read in one pass: %d begins, %d plan trials", v.begins, len(s.Plan().Trials))
+			}
+			if diff := cmp.Diff(want, v.trials); diff != "" {
+				t.Errorf("trials (-Open +OpenTrials):\n%s", diff)
+			}
+			wantPlan := *hs.Plan()
 			wantPlan.Trials = nil
 			if diff := cmp.Diff(&wantPlan, s.Plan()); diff != "" {
-				t.Errorf("plan head (-Open +OpenStreamed):\n%s", diff)
+				t.Errorf("plan head (-Open +OpenTrials):\n%s", diff)
 			}
-			for _, f := range []string{PlanFile, ObservationsFile} {
-				if err := os.WriteFile(filepath.Join(dir, f), nil, 0o644); err != nil {
-					t.Fatal(err)
-				}
+			if diff := cmp.Diff(hs.Manifest(), s.Manifest()); diff != "" {
+				t.Errorf("manifest (-Open +OpenTrials):\n%s", diff)
 			}
-			if diff := cmp.Diff(want, plannedTrials(t, s)); diff != "" {
-				t.Errorf("trials after the files changed (-before +after):\n%s", diff)
+			if ents, _ := os.ReadDir(os.Getenv("TMPDIR")); len(ents) != 0 {
+				t.Errorf("temporary files left: %v", ents)
 			}
 		})
 	}
 }
 
-// TestOpenStreamedFallsBack: a plan the streamed reading does not take
-// (trials out of canonical order, a task name the streamed tally refuses,
-// or plan.json reformatted or without its newline, its SHA-256 updated,
-// which Verify accepts since the round ID is over the canonical form) is opened as Open opens it, with the same trials.
-func TestOpenStreamedFallsBack(t *testing.T) {
+// TestOpenTrialsTrajectories: a trial with a trajectory file says so.
+func TestOpenTrialsTrajectories(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "snap")
+	w, err := Create(dir, []byte(sortedPlan), Options{FormatVerified: true, OutcomeRules: "tpctl-outcomes/1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range testObservations() {
+		if err := w.Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	id, _ := w.RoundID()
+	if err := w.AddTrajectory([]byte(`{"round_id":"`+id+`","trial_id":"a#1","truncated":false,"complete":false,"capture_policy":"sampled"}`), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := heldTrials(t, dir)
+	v, _, err := openTrials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, tr := range v.trials {
+		if tr.Trajectory != (TrialID(tr.Task, tr.Repeat) == "a#1") || want[i].Trajectory != tr.Trajectory {
+			t.Errorf("trial %s: trajectory %v (Open's %v)", TrialID(tr.Task, tr.Repeat), tr.Trajectory, want[i].Trajectory)
+		}
+	}
+}
+
+// TestOpenTrialsVisitError: an error from the Visit ends the reading and
+// is what OpenTrials returns.
+func TestOpenTrialsVisitError(t *testing.T) {
+	dir := writeWithPlan(t, sortedPlan)
+	stop := errors.New("disk full")
+	n := 0
+	_, err := OpenTrials(dir, func(*Manifest, []byte) (Visit, error) {
+		return func(PlannedTrial) error {
+			if n++; n == 2 {
+				return stop
+			}
+			return nil
+		}, nil
+	})
+	if !errors.Is(err, stop) || n != 2 {
+		t.Errorf("err %v after %d trials, want %v after 2", err, n, stop)
+	}
+}
+
+// TestOpenTrialsFallsBack: a plan the single read does not take (trials
+// out of canonical order, a task name the streamed tally refuses, or
+// plan.json reformatted, reordered or without its newline, its SHA-256
+// updated, which Verify accepts since the round ID is over the canonical
+// form) is opened as Open opens it: begin is called again and the trials
+// are Open's.
+func TestOpenTrialsFallsBack(t *testing.T) {
 	reformat := func(t *testing.T, dir string) {
 		b, err := os.ReadFile(filepath.Join(dir, PlanFile))
 		if err != nil {
@@ -162,21 +226,25 @@ func TestOpenStreamedFallsBack(t *testing.T) {
 			if rep, err := Verify(dir); err != nil || !rep.OK {
 				t.Fatalf("Verify: %+v, %v", rep, err)
 			}
-			held, s := openBoth(t, dir)
-			if s.planSpool != nil || len(s.Plan().Trials) != 4 {
-				t.Errorf("read as a stream, or without the plan's trials")
+			want, _ := heldTrials(t, dir)
+			v, s, err := openTrials(dir)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if diff := cmp.Diff(plannedTrials(t, held), plannedTrials(t, s)); diff != "" {
-				t.Errorf("trials (-Open +OpenStreamed):\n%s", diff)
+			if v.begins != 2 || s.Plan().Trials != nil {
+				t.Errorf("begin called %d times, want 2 (read in one pass?)", v.begins)
+			}
+			if diff := cmp.Diff(want, v.trials); diff != "" {
+				t.Errorf("trials (-Open +OpenTrials):\n%s", diff)
 			}
 		})
 	}
 }
 
-// TestOpenStreamedRefusesWhatVerifyRefuses: a tampered snapshot gives
+// TestOpenTrialsRefusesWhatVerifyRefuses: a tampered snapshot gives
 // Verify's problems, in Verify's order, wherever the change is: the plan's
 // last trial, the last observation, the manifest's counts.
-func TestOpenStreamedRefusesWhatVerifyRefuses(t *testing.T) {
+func TestOpenTrialsRefusesWhatVerifyRefuses(t *testing.T) {
 	tampers := map[string]func(d string) error{
 		"last plan trial changed and rehashed": func(d string) error {
 			if err := replaceIn(filepath.Join(d, PlanFile), `"task":"c"`, `"task":"d"`); err != nil {
@@ -207,13 +275,13 @@ func TestOpenStreamedRefusesWhatVerifyRefuses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := OpenStreamed(dir)
+			_, s, err := openTrials(dir)
 			var ve *VerifyError
 			if !errors.As(err, &ve) {
-				t.Fatalf("OpenStreamed: %v, %v; want a *VerifyError (Verify OK: %v)", s, err, rep.OK)
+				t.Fatalf("OpenTrials: %v, %v; want a *VerifyError (Verify OK: %v)", s, err, rep.OK)
 			}
 			if diff := cmp.Diff(rep.Problems, ve.Problems); diff != "" {
-				t.Errorf("problems (-Verify +OpenStreamed):\n%s", diff)
+				t.Errorf("problems (-Verify +OpenTrials):\n%s", diff)
 			}
 		})
 	}
@@ -245,7 +313,7 @@ func TestKeyWalkCanonical(t *testing.T) {
 		strings.Replace(long.String(), `{"attempts":[],"repeat":19000,`, `{"repeat":19000,"attempts":[],`, 1): false,
 	}
 	for in, want := range cases {
-		w := newKeyWalk(strings.NewReader(in), true)
+		w := newKeyWalk(strings.NewReader(in))
 		n, err := 0, error(nil)
 		for {
 			var ok bool
