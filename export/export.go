@@ -350,6 +350,7 @@ func openTable[T any](w *partitionWriter, name string, row func() string) (*open
 
 func (o *opened[T]) finish() error {
 	if err := o.t.close(); err != nil {
+		o.t.stop()
 		o.f.Close()
 		return err
 	}
@@ -360,9 +361,11 @@ func (o *opened[T]) finish() error {
 	return o.f.Close()
 }
 
-// abandon closes the file, written or not; nil does nothing.
+// abandon ends the table's writing and closes the file, written or not;
+// nil does nothing.
 func (o *opened[T]) abandon() {
 	if o != nil {
+		o.t.stop()
 		o.f.Close()
 	}
 }

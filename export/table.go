@@ -186,6 +186,13 @@ type table[T any] struct {
 	rows   []T
 	inRG   int
 	n      int64
+	// The Parquet encoding runs on a goroutine of its own (run), fed
+	// batches of rows through full and handing them back through free, so
+	// it overlaps the reading and checking of the next rows.
+	full   chan []T
+	free   chan []T
+	ended  chan error
+	closed bool
 }
 
 func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string) *table[T] {
@@ -203,6 +210,8 @@ func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string)
 		}
 		t.pw = parquet.NewGenericWriter[T](t.w, opts...)
 		t.rows = make([]T, 0, batch)
+		t.full, t.free, t.ended = make(chan []T, 2), make(chan []T, 3), make(chan error, 1)
+		go t.run()
 	case CSV:
 		for i, f := range t.fields {
 			if i > 0 {
@@ -276,27 +285,59 @@ func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
 	return s, s != "" && s != t.last[i]
 }
 
+// flushRows hands the batch of rows to run and takes an empty one.
 func (t *table[T]) flushRows() error {
 	if len(t.rows) == 0 {
 		return nil
 	}
-	if _, err := t.pw.Write(t.rows); err != nil {
-		return err
-	}
-	t.inRG += len(t.rows)
-	clear(t.rows)
-	t.rows = t.rows[:0]
-	if t.inRG >= rowsPerGroup {
-		t.inRG = 0
-		return t.pw.Flush()
+	t.full <- t.rows
+	select {
+	case t.rows = <-t.free:
+	default:
+		t.rows = make([]T, 0, batch)
 	}
 	return nil
+}
+
+// run writes the batches to the Parquet writer, row groups of at most
+// rowsPerGroup rows; after an error it only hands the batches back. Its
+// error is sent on ended when full is closed.
+func (t *table[T]) run() {
+	var err error
+	for rows := range t.full {
+		if err == nil {
+			_, err = t.pw.Write(rows)
+			if t.inRG += len(rows); err == nil && t.inRG >= rowsPerGroup {
+				t.inRG = 0
+				err = t.pw.Flush()
+			}
+		}
+		clear(rows)
+		select {
+		case t.free <- rows[:0]:
+		default:
+		}
+	}
+	t.ended <- err
+}
+
+// stop ends run, if it runs, and returns its error.
+func (t *table[T]) stop() error {
+	if t.full == nil || t.closed {
+		return nil
+	}
+	t.closed = true
+	close(t.full)
+	return <-t.ended
 }
 
 // close finishes the file (the Parquet footer) and flushes w.
 func (t *table[T]) close() error {
 	if t.format == Parquet {
 		if err := t.flushRows(); err != nil {
+			return err
+		}
+		if err := t.stop(); err != nil {
 			return err
 		}
 		if err := t.pw.Close(); err != nil {
