@@ -494,8 +494,6 @@ func (w *window) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func (w *window) span(start, end int64) []byte { return w.b[start-w.base : end-w.base] }
-
 // drop forgets the bytes before off; they are moved out only once they
 // are most of the buffer, so each byte is moved about once.
 func (w *window) drop(off int64) {
