@@ -256,6 +256,7 @@ type partitionWriter struct {
 	counts   snapshot.Counts
 	part     Partition
 	n        int
+	passed   map[string]string // the tables' gate's, shared
 }
 
 func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, manifestJSON []byte, opts Options) (w *partitionWriter, err error) {
@@ -265,7 +266,7 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 		return nil, fmt.Errorf("cannot create a temporary folder in %q: %w", opts.Out, err)
 	}
 	sum := sha256.Sum256(manifestJSON)
-	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid,
+	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]string{},
 		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
 	defer func() {
 		if err != nil {
@@ -325,7 +326,7 @@ func (w *partitionWriter) meta(table string) map[string]string {
 // location is built only for a finding: the check runs for every string.
 func (w *partitionWriter) gate(table string, row func() string) gate {
 	batch := func(text []byte) bool { return w.opts.Scanner.CheckPayload("", text) != nil }
-	return gate{batch: batch, check: func(column, value string) error {
+	return gate{batch: batch, passed: w.passed, check: func(column, value string) error {
 		if w.opts.Scanner.CheckIdentity("", column, value) == nil {
 			return nil
 		}

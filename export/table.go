@@ -171,6 +171,10 @@ type checkFunc func(column, value string) error
 type gate struct {
 	check checkFunc
 	batch func(text []byte) bool // reports whether text may carry a secret
+	// passed is the last value that passed per column name, shared by
+	// the tables of one round: a value repeated from one row to the next,
+	// or from an attempt to its trial, is not scanned again.
+	passed map[string]string
 }
 
 // table writes rows of one type to w in one format.
@@ -179,8 +183,8 @@ type table[T any] struct {
 	w      *bufio.Writer
 	fields []field
 	gate   gate
-	last   []string // last value checked per column: repeats are not scanned again
-	joined []byte   // the row's new strings, for one scan
+	joined []byte        // the row's new strings, for one scan
+	fresh  []freshString // the same, one by one
 	buf    []byte
 	pw     *parquet.GenericWriter[T]
 	rows   []T
@@ -197,7 +201,9 @@ type table[T any] struct {
 
 func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string) *table[T] {
 	t := &table[T]{format: format, w: bufio.NewWriterSize(w, 64<<10), fields: fieldsOf(reflect.TypeFor[T]()), gate: g}
-	t.last = make([]string, len(t.fields))
+	if t.gate.passed == nil {
+		t.gate.passed = map[string]string{}
+	}
 	switch format {
 	case Parquet:
 		opts := []parquet.WriterOption{
@@ -227,25 +233,22 @@ func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string)
 // write adds one row, after its strings passed the gate.
 func (t *table[T]) write(row *T) error {
 	v := reflect.ValueOf(row).Elem()
-	t.joined = t.joined[:0]
+	t.joined, t.fresh = t.joined[:0], t.fresh[:0]
 	for i, f := range t.fields {
-		if s, ok := t.newString(v, i, f); ok {
+		if s, ok := t.newString(v, f); ok {
 			t.joined = append(append(t.joined, s...), 0)
+			t.fresh = append(t.fresh, freshString{i, s})
 		}
 	}
 	if len(t.joined) > 0 && t.gate.batch(t.joined) {
-		for i, f := range t.fields {
-			if s, ok := t.newString(v, i, f); ok {
-				if err := t.gate.check(f.Name, s); err != nil {
-					return err
-				}
+		for _, fs := range t.fresh {
+			if err := t.gate.check(t.fields[fs.field].Name, fs.value); err != nil {
+				return err
 			}
 		}
 	}
-	for i, f := range t.fields {
-		if s, ok := t.newString(v, i, f); ok {
-			t.last[i] = s
-		}
+	for _, fs := range t.fresh {
+		t.gate.passed[t.fields[fs.field].Name] = fs.value
 	}
 	t.n++
 	switch t.format {
@@ -269,8 +272,9 @@ func (t *table[T]) write(row *T) error {
 }
 
 // newString returns field f of the row when it is a string the gate has
-// not seen in the row before.
-func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
+// not just passed in a column of that name (of this table or another
+// that shares the gate's passed: an attempt's trial ID, then its trial's).
+func (t *table[T]) newString(v reflect.Value, f field) (string, bool) {
 	if f.kind != kString {
 		return "", false
 	}
@@ -282,7 +286,14 @@ func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
 		fv = fv.Elem()
 	}
 	s := fv.String()
-	return s, s != "" && s != t.last[i]
+	return s, s != "" && s != t.gate.passed[f.Name]
+}
+
+// freshString is a string of a row that the gate checks: its field and
+// its value.
+type freshString struct {
+	field int
+	value string
 }
 
 // flushRows hands the batch of rows to run and takes an empty one.
