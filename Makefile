@@ -47,7 +47,8 @@ fuzz:
 # runs, medians, min/median/max printed), transcripts (128 x 8 MiB ATIF,
 # builtin:secrets), snapshot verify of the imported 100,000-trial snapshot
 # against cat of its files (and in-process at 100,000 trials), and upload of 10,000
-# observations to a receiver 50 ms away. BENCHROUNDS pairs per case
+# observations to a receiver 50 ms away, and trend over 100 rounds of 1,000
+# trials (text and --out HTML). BENCHROUNDS pairs per case
 # (default 5); BENCHFLAGS=-short skips the large cases; TPCTL_BENCH_1M=1
 # adds a 1,000,000-trial import (about 10 GB of temporary disk). The large
 # jobs need about 3 GB of temporary disk.
@@ -56,6 +57,7 @@ BENCHROUNDS ?= 5
 bench:
 	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^Benchmark(ImportCmd|TranscriptsCmd|VerifyCmd|Upload10k)$$' -benchtime 1x -p 1 -timeout 60m $(BENCHFLAGS) ./importer ./upload
 	$(GO) test -run '^$$' -bench '^BenchmarkVerify100k$$' -benchtime 5x $(BENCHFLAGS) ./snapshot
+	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkTrendCmd$$' -benchtime 1x $(BENCHFLAGS) ./trend
 	cd export/duckdbtest && TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkExportParquet$$' -benchtime 1x -timeout 60m $(BENCHFLAGS) .
 
 # Every benchmark, micro-benchmarks included, for profiles.

@@ -22,7 +22,7 @@ if ! [[ $ref =~ ^v[0-9]+\.[0-9]+\.[0-9]+([-+][0-9A-Za-z.+-]*)?$ ]]; then
   exit 0
 fi
 case ${RUNNER_OS:-Linux} in
-  Linux) os=linux ;; macOS) os=darwin ;; Windows) os=windows ;;
+  Linux) os=linux ;; macOS) os=darwin ;;
   *) echo "tpctl action: no release binary for runner OS ${RUNNER_OS}; building from source"; out installed=false; exit 0 ;;
 esac
 case ${RUNNER_ARCH:-X64} in
@@ -30,7 +30,6 @@ case ${RUNNER_ARCH:-X64} in
   *) echo "tpctl action: no release binary for runner arch ${RUNNER_ARCH}; building from source"; out installed=false; exit 0 ;;
 esac
 asset=tpctl-$os-$arch
-[[ $os == windows ]] && asset+=.exe
 base=${TPCTL_RELEASE_BASE_URL:-https://github.com/$repo/releases/download}/$ref
 dir=${RUNNER_TEMP:-/tmp}/tpctl-bin
 mkdir -p "$dir/dl"
@@ -45,10 +44,8 @@ if [[ -z $want || $want != "$got" ]]; then
   echo "::error title=tpctl action::the downloaded $asset of release $ref does not match its SHA256SUMS (want ${want:-no entry}, got $got); refusing to run it"
   exit 1
 fi
-name=tpctl
-[[ $os == windows ]] && name+=.exe
-mv "$dir/dl/$asset" "$dir/$name"
-chmod +x "$dir/$name"
+mv "$dir/dl/$asset" "$dir/tpctl"
+chmod +x "$dir/tpctl"
 rm -rf "$dir/dl"
 echo "tpctl action: installed $asset of release $ref (sha256 $got)"
 echo "$dir" >> "${GITHUB_PATH:-/dev/null}"

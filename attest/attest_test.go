@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,6 +22,7 @@ import (
 	"testing"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden envelopes under testdata/golden")
@@ -391,6 +393,60 @@ func TestAddToBundle(t *testing.T) {
 	}
 	if b := mustRead(t, notBundle); string(b) != "hello\n" {
 		t.Errorf("notes.jsonl changed: %q", b)
+	}
+}
+
+// TestAddToBundleConcurrently: attests running at once into one bundle
+// each add their line; none replaces the file under another (each reads,
+// appends and renames under safefs.Lock), and no lock file is left.
+func TestAddToBundleConcurrently(t *testing.T) {
+	dir := copyDir(t, "testdata/round")
+	bundle := filepath.Join(t.TempDir(), "shared"+BundleSuffix)
+	key := mustPrivate(t, "ed25519.key")
+	const n = 24
+	want := make([][]byte, n)
+	for i := range want {
+		// Another producer version is another predicate, so another line.
+		st, err := SnapshotStatement(dir, Producer{Name: "tpctl", Version: fmt.Sprintf("v0.0.%d", i), Revision: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want[i], err = SignStatement(st, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := make(chan struct{})
+	errs := make(chan error, n)
+	for _, line := range want {
+		go func() {
+			<-start
+			changed, err := AddToBundle(bundle, line, dir)
+			if err == nil && !changed {
+				err = errors.New("a new line left the bundle unchanged")
+			}
+			errs <- err
+		}()
+	}
+	close(start)
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+	got := map[string]int{}
+	for l := range bytes.Lines(mustRead(t, bundle)) {
+		got[string(bytes.TrimSuffix(l, []byte("\n")))]++
+	}
+	for i, line := range want {
+		if got[string(line)] != 1 {
+			t.Errorf("line %d is in the bundle %d times, want once", i, got[string(line)])
+		}
+	}
+	if len(got) != n {
+		t.Errorf("the bundle has %d distinct lines, want %d", len(got), n)
+	}
+	if _, err := os.Stat(bundle + safefs.LockSuffix); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the lock file is left beside the bundle: %v", err)
 	}
 }
 

@@ -95,14 +95,21 @@ func parseBundle(path string, data []byte) ([]BundleLine, error) {
 // AddToBundle makes line (an encoded envelope, no newline) a line of the
 // bundle at path: a new file, or the existing one with the line appended
 // unless it already holds exactly that line (attesting twice changes
-// nothing). The file is replaced atomically. It refuses a path inside any
-// of the snapshot folders dirs. It reports whether the file changed.
+// nothing). The file is replaced atomically, under safefs.Lock, so that
+// concurrent attests into one bundle each add their line. It refuses a
+// path inside any of the snapshot folders dirs. It reports whether the
+// file changed.
 func AddToBundle(path string, line []byte, dirs ...string) (changed bool, err error) {
 	for _, d := range dirs {
 		if err := checkOutside(path, d); err != nil {
 			return false, err
 		}
 	}
+	unlock, err := safefs.Lock(path)
+	if err != nil {
+		return false, &BundleError{Path: path, Err: fmt.Errorf("cannot take the lock for appending: %w", err)}
+	}
+	defer unlock()
 	var old []byte
 	switch b, err := safefs.ReadFileCapped(path, MaxBundleSize); {
 	case err == nil:

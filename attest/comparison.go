@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"path/filepath"
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
-	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -50,41 +47,23 @@ func comparisonPredicate(r *compare.Result, producer Producer) (json.RawMessage,
 	return jcs.Marshal(members)
 }
 
-// manifestDigest is the sha256 of a snapshot's snapshot.json.
-func manifestDigest(dir string) (string, error) {
-	b, err := safefs.ReadFileCapped(filepath.Join(dir, snapshot.ManifestFile), snapshot.MaxManifestSize)
-	if err != nil {
-		return "", &snapshot.NotSnapshotError{Dir: dir, Err: err}
-	}
-	return digest.Bytes(b).String(), nil
-}
-
-// ComparisonStatement compares two snapshots (each verified, as
-// compare.Rounds does) and returns the Statement tpctl signs: subjects
-// both snapshot.json files, the comparison as predicate, whether or not
-// the rounds are comparable. Errors are those of compare.Rounds.
+// ComparisonStatement verifies two snapshots, compares them and returns
+// the Statement tpctl signs: subjects both snapshot.json files (the bytes
+// that were verified and compared), the comparison as predicate, whether
+// or not the rounds are comparable. Errors are those of compare.Rounds.
 func ComparisonStatement(ctx context.Context, baseDir, candDir string, producer Producer) (*Statement, *compare.Result, error) {
-	var before [2]string
-	for i, d := range []string{baseDir, candDir} {
-		h, err := manifestDigest(d)
-		if err != nil {
-			return nil, nil, &compare.SnapshotError{Side: []string{compare.SideBase, compare.SideCandidate}[i], Dir: d, Err: err}
-		}
-		before[i] = h
-	}
-	r, err := compare.Rounds(ctx, baseDir, candDir)
+	base, cand, err := compare.Open(ctx, baseDir, candDir)
 	if err != nil {
 		return nil, nil, err
 	}
-	// The digests must be of the files compare verified.
-	for i, d := range []string{baseDir, candDir} {
-		h, err := manifestDigest(d)
-		if err != nil || h != before[i] {
-			return nil, nil, &compare.SnapshotError{Side: []string{compare.SideBase, compare.SideCandidate}[i], Dir: d,
-				Err: errors.New(snapshot.ManifestFile + " changed during the comparison; run it again")}
-		}
+	defer base.Close()
+	defer cand.Close()
+	r, err := compare.Snapshots(ctx, base, cand)
+	if err != nil {
+		return nil, nil, err
 	}
-	st, err := comparisonStatement(r, before[0], before[1], producer)
+	sha := func(s *snapshot.Snapshot) string { return digest.Bytes(s.ManifestJSON()).String() }
+	st, err := comparisonStatement(r, sha(base), sha(cand), producer)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -80,14 +80,12 @@ func (v *verified) provenance(producer Producer) (*Provenance, error) {
 		return nil, errors.New("the snapshot failed verification")
 	}
 	planJSON := v.snap.PlanJSON()
+	// plan.json has the external parameters' members, but the trials
+	// themselves where the predicate has their count (the shallower
+	// Trials wins in encoding/json).
 	var plan struct {
-		Name       string            `json:"name"`
-		Split      string            `json:"split"`
-		Trainable  bool              `json:"trainable"`
-		Checkpoint json.RawMessage   `json:"checkpoint"`
-		Protocol   json.RawMessage   `json:"protocol"`
-		Settings   json.RawMessage   `json:"settings"`
-		Trials     []json.RawMessage `json:"trials"`
+		ExternalParameters
+		Trials []json.RawMessage `json:"trials"`
 	}
 	if err := json.Unmarshal(planJSON, &plan); err != nil {
 		return nil, fmt.Errorf("%s: %w", snapshot.PlanFile, err)
@@ -151,15 +149,7 @@ func (v *verified) provenance(producer Producer) (*Provenance, error) {
 // round ID. Errors: *snapshot.VerifyError, ErrNotEvalRun, or a folder that is
 // no snapshot.
 func ProvenanceStatement(dir string, producer Producer) (*Statement, error) {
-	v, err := readVerified(dir)
-	if err != nil {
-		return nil, err
-	}
-	defer v.Close()
-	if len(v.problems) > 0 {
-		return nil, &snapshot.VerifyError{Dir: dir, Problems: v.problems}
-	}
-	return v.provenanceStatement(producer)
+	return statementOf(dir, func(v *verified) (*Statement, error) { return v.provenanceStatement(producer) })
 }
 
 func (v *verified) provenanceStatement(producer Producer) (*Statement, error) {
@@ -167,19 +157,7 @@ func (v *verified) provenanceStatement(producer Producer) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	pj, err := jcs.Marshal(p)
-	if err != nil {
-		return nil, err
-	}
-	return &Statement{
-		Type: StatementType,
-		Subject: []Subject{
-			{Name: snapshot.ManifestFile, Digest: map[string]string{"sha256": v.sha256}},
-			roundSubject(v.m.RoundID),
-		},
-		PredicateType: PredicateProvenance,
-		Predicate:     pj,
-	}, nil
+	return v.statementAbout(PredicateProvenance, p)
 }
 
 func checkProvenance(rep *Report, st *Statement, v *verified) {

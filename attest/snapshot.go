@@ -208,6 +208,12 @@ func roundSubject(roundID string) Subject {
 // snapshot: subjects snapshot.json and the round ID, the snapshot
 // predicate. A snapshot that fails verification is a *snapshot.VerifyError.
 func SnapshotStatement(dir string, producer Producer) (*Statement, error) {
+	return statementOf(dir, func(v *verified) (*Statement, error) { return v.statement(producer) })
+}
+
+// statementOf opens dir, refuses it when it fails verification (a
+// *snapshot.VerifyError) and builds a Statement from it with build.
+func statementOf(dir string, build func(*verified) (*Statement, error)) (*Statement, error) {
 	v, err := readVerified(dir)
 	if err != nil {
 		return nil, err
@@ -216,7 +222,7 @@ func SnapshotStatement(dir string, producer Producer) (*Statement, error) {
 	if len(v.problems) > 0 {
 		return nil, &snapshot.VerifyError{Dir: dir, Problems: v.problems}
 	}
-	return v.statement(producer)
+	return build(v)
 }
 
 func (v *verified) statement(producer Producer) (*Statement, error) {
@@ -224,7 +230,13 @@ func (v *verified) statement(producer Producer) (*Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	pj, err := jcs.Marshal(p)
+	return v.statementAbout(PredicateSnapshot, p)
+}
+
+// statementAbout is the Statement of predicate about this snapshot: its
+// subjects are snapshot.json and the round ID.
+func (v *verified) statementAbout(predicateType string, predicate any) (*Statement, error) {
+	pj, err := jcs.Marshal(predicate)
 	if err != nil {
 		return nil, err
 	}
@@ -234,7 +246,7 @@ func (v *verified) statement(producer Producer) (*Statement, error) {
 			{Name: snapshot.ManifestFile, Digest: map[string]string{"sha256": v.sha256}},
 			roundSubject(v.m.RoundID),
 		},
-		PredicateType: PredicateSnapshot,
+		PredicateType: predicateType,
 		Predicate:     pj,
 	}, nil
 }

@@ -204,16 +204,48 @@ func (e *SnapshotError) Unwrap() error { return e.Err }
 // Rounds verifies both snapshots and compares them. Errors are
 // *SnapshotError for an unusable folder, or ctx's error.
 func Rounds(ctx context.Context, baseDir, candDir string) (*Result, error) {
-	base, err := open(ctx, SideBase, baseDir)
+	base, cand, err := Open(ctx, baseDir, candDir)
 	if err != nil {
 		return nil, err
 	}
-	defer base.snap.Close()
-	cand, err := open(ctx, SideCandidate, candDir)
+	defer base.Close()
+	defer cand.Close()
+	return Snapshots(ctx, base, cand)
+}
+
+// Open verifies and opens both snapshots with snapshot.Open, as Rounds
+// does, for a caller that needs them beside the comparison (Snapshots);
+// the caller closes them. Errors are as for Rounds.
+func Open(ctx context.Context, baseDir, candDir string) (base, cand *snapshot.Snapshot, err error) {
+	var snaps [2]*snapshot.Snapshot
+	for i, d := range []string{baseDir, candDir} {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		s, err := snapshot.Open(d)
+		if err != nil {
+			if i == 1 {
+				snaps[0].Close()
+			}
+			return nil, nil, &SnapshotError{Side: []string{SideBase, SideCandidate}[i], Dir: d, Err: err}
+		}
+		snaps[i] = s
+	}
+	return snaps[0], snaps[1], nil
+}
+
+// Snapshots compares two snapshots already opened (and so verified) with
+// snapshot.Open, for a caller that holds them for more than the
+// comparison; it does not close them. Errors are as for Rounds.
+func Snapshots(ctx context.Context, baseSnap, candSnap *snapshot.Snapshot) (*Result, error) {
+	base, err := open(ctx, SideBase, baseSnap)
 	if err != nil {
 		return nil, err
 	}
-	defer cand.snap.Close()
+	cand, err := open(ctx, SideCandidate, candSnap)
+	if err != nil {
+		return nil, err
+	}
 	r := &Result{
 		Reasons:   []Reason{},
 		Base:      base.info,
@@ -274,21 +306,18 @@ type round struct {
 	info     Side
 }
 
-func open(ctx context.Context, which, dir string) (*round, error) {
+// open readies a verified snapshot for the comparison.
+func open(ctx context.Context, which string, s *snapshot.Snapshot) (*round, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	fail := func(err error) error { return &SnapshotError{Side: which, Dir: dir, Err: err} }
-	s, err := snapshot.Open(dir)
-	if err != nil {
-		return nil, fail(err)
-	}
+	dir := s.Dir()
 	m := s.Manifest()
 	r := &round{which: which, dir: dir, snap: s, manifest: m, plan: *s.Plan()}
 	if len(bytes.TrimSpace(r.plan.Settings)) > 0 {
+		var err error
 		if r.settings, err = jcs.Transform(r.plan.Settings); err != nil {
-			s.Close()
-			return nil, fail(fmt.Errorf("%s: settings are not canonicalizable JSON: %w", snapshot.PlanFile, err))
+			return nil, &SnapshotError{Side: which, Dir: dir, Err: fmt.Errorf("%s: settings are not canonicalizable JSON: %w", snapshot.PlanFile, err)}
 		}
 	}
 	r.keys = make([]trialKey, len(r.plan.Trials))

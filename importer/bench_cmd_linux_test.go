@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tuneplane/tpctl/internal/benchrun"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/internal/harborgen"
 )
 
@@ -20,17 +20,17 @@ import (
 // same background load, and both are summarised by the same statistic: the
 // median, printed with the min and max. TPCTL_BENCH_ROUNDS sets the number
 // of pairs (default 5); make bench runs them. The harness (the build, the
-// timing and peak RSS of a child, the spreads) is internal/benchrun's.
+// timing and peak RSS of a child, the spreads) is internal/benchcmd's.
 
 // buildTpctl builds the command once per test process.
 func buildTpctl(b *testing.B) string {
 	b.Helper()
-	return benchrun.Tpctl(b, "..")
+	return benchcmd.Tpctl(b, "..")
 }
 
 // sideBySide is the result of alternating runs of tpctl and cat.
 type sideBySide struct {
-	tool, cat, cpu, rss benchrun.Spread
+	tool, cat, cpu, rss benchcmd.Spread
 }
 
 // alternate writes list (one file per line) and runs cat over it and
@@ -44,18 +44,18 @@ func alternate(b *testing.B, files []string, tool func(i int) []string) sideBySi
 	}
 	usage := filepath.Join(dir, "usage")
 	catArgs := []string{"sh", "-c", `xargs cat < "$1" > /dev/null`, "sh", list}
-	benchrun.Time(b, usage, catArgs...)
-	benchrun.Time(b, usage, tool(-1)...)
+	benchcmd.Time(b, usage, catArgs...)
+	benchcmd.Time(b, usage, tool(-1)...)
 	var tool_, cat, cpu, rss []float64
-	for i := range benchrun.Rounds(b) {
-		c := benchrun.Time(b, usage, catArgs...)
-		t := benchrun.Time(b, usage, tool(i)...)
+	for i := range benchcmd.Rounds(b) {
+		c := benchcmd.Time(b, usage, catArgs...)
+		t := benchcmd.Time(b, usage, tool(i)...)
 		cat = append(cat, c.Wall.Seconds())
 		tool_ = append(tool_, t.Wall.Seconds())
 		cpu = append(cpu, t.CPU.Seconds())
 		rss = append(rss, t.RSSMiB())
 	}
-	return sideBySide{tool: benchrun.SpreadOf(tool_), cat: benchrun.SpreadOf(cat), cpu: benchrun.SpreadOf(cpu), rss: benchrun.SpreadOf(rss)}
+	return sideBySide{tool: benchcmd.SpreadOf(tool_), cat: benchcmd.SpreadOf(cat), cpu: benchcmd.SpreadOf(cpu), rss: benchcmd.SpreadOf(rss)}
 }
 
 // report logs the spreads and reports the medians.
@@ -169,7 +169,7 @@ func BenchmarkVerifyCmd(b *testing.B) {
 	bin := buildTpctl(b)
 	job := benchJobWith(b, 100_000, harborgen.Options{IndentPlan: true})
 	snap := filepath.Join(b.TempDir(), "snap")
-	benchrun.Time(b, filepath.Join(b.TempDir(), "usage"), bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap)
+	benchcmd.Time(b, filepath.Join(b.TempDir(), "usage"), bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap)
 	var files []string
 	var total int64
 	err := filepath.WalkDir(snap, func(p string, d os.DirEntry, err error) error {

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tuneplane/tpctl/internal/benchrun"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/internal/harborgen"
 )
 
@@ -44,7 +44,7 @@ func benchJobWith(b *testing.B, n int, o harborgen.Options) *harborgen.Job {
 // all tests ran.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	benchrun.Cleanup()
+	benchcmd.Cleanup()
 	benchJobs.Range(func(_, v any) bool {
 		os.RemoveAll(v.(*harborgen.Job).Root)
 		return true

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/txtar"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
@@ -194,5 +196,130 @@ func TestSchemaStatistics(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "/"+member) {
 			t.Errorf("%s schema: %s gave %v, want an error at /%s", tt.schema, tt.doc, err, member)
 		}
+	}
+}
+
+// buildRounds writes one synthetic snapshot per trial list into dir
+// (comparetest's KEY=VALUE and TASK#REPEAT=STATUS arguments).
+func buildRounds(t *testing.T, dir string, rounds ...[]string) []string {
+	t.Helper()
+	var dirs []string
+	for i, args := range rounds {
+		spec, err := comparetest.ParseArgs(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := filepath.Join(dir, fmt.Sprintf("r%d", i))
+		if _, err := comparetest.Build(d, spec); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	return dirs
+}
+
+// TestTrendAndGateMatchSchemas: tpctl trend and tpctl gate --output json
+// match schemas/trend.v1.json and schemas/gate-verdict.v1.json in each of
+// their shapes: comparable and refused pairs, a degraded round, a null
+// interval; a passing, a failing and a not-enough-evidence verdict.
+func TestTrendAndGateMatchSchemas(t *testing.T) {
+	dir := t.TempDir()
+	six := func(ckpt string, successes int, extra ...string) []string {
+		args := []string{"checkpoint=" + ckpt}
+		for i := range 12 {
+			st := "failure"
+			if i < successes {
+				st = "success"
+			}
+			args = append(args, fmt.Sprintf("t%d#%d=%s", i/2, i%2, st))
+		}
+		return append(args, extra...)
+	}
+	dirs := buildRounds(t, dir,
+		six("hf://m@step-100", 4, "t5#1=missing"), six("hf://m@step-200", 8), six("hf://m@step-300", 6),
+		[]string{"checkpoint=hf://m@step-1", "a#0=success", "a#1=failure"}, // one task: no clustered interval
+	)
+	code, out, errOut := runCapture(t, "trend", dirs[0], dirs[1], dirs[2], "--output", "json")
+	if code != 0 {
+		t.Fatalf("trend: exit %d %s", code, errOut)
+	}
+	for _, want := range []string{`"comparable":false`, `"comparable":true`, `"regressed":[{`, `"label":"degraded"`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("trend output lacks %s, so the schema is not tested on it:\n%s", want, out)
+		}
+	}
+	validate(t, "trend", "trend --output json", out)
+	// The schema is not so loose that it passes anything: a refused pair
+	// without its reason, an unknown order.
+	for _, bad := range [][2]string{{`"reason":"round 1`, `"reason":"","x":"`}, {`"order":"given"`, `"order":"random"`}} {
+		if !bytes.Contains(out, []byte(bad[0])) {
+			t.Fatalf("trend output lacks %s", bad[0])
+		}
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.Replace(out, []byte(bad[0]), []byte(bad[1]), 1)))
+		sch, err := schemas.Compile("trend")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sch.Validate(doc) == nil {
+			t.Errorf("the trend schema passes %s", bad[1])
+		}
+	}
+	_, out, _ = runCapture(t, "trend", dirs[3], dirs[3], "--output", "json")
+	if !bytes.Contains(out, []byte(`"success_rate_ci95_clustered":null`)) {
+		t.Errorf("one-task trend has a clustered interval:\n%s", out)
+	}
+	validate(t, "trend", "trend of a one-task round", out)
+
+	policy := filepath.Join(dir, "gate.yaml")
+	if err := os.WriteFile(policy, []byte("require: clean\nmin_success_rate: 0.1\nmax_infra_error_rate: 0.1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withBase := filepath.Join(dir, "base.yaml")
+	if err := os.WriteFile(withBase, []byte("require: any\nbaseline:\n  non_inferiority_margin: 0.7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args    []string
+		code    int
+		outcome string
+	}{
+		{[]string{dirs[1], "--policy", policy}, 0, `"outcome":"pass"`},
+		{[]string{dirs[0], "--policy", policy}, 1, `"outcome":"fail"`},
+		{[]string{dirs[3], "--policy", policy}, 1, `"outcome":"not_enough_evidence"`},
+		{[]string{dirs[2], "--baseline", dirs[1], "--policy", withBase}, 0, `"rule":"baseline.non_inferiority_margin","outcome":"pass"`},
+		{[]string{dirs[2], "--baseline", dirs[3], "--policy", withBase}, 1, `"outcome":"not_comparable"`},
+	} {
+		code, out, errOut := runCapture(t, append([]string{"gate", "--output", "json"}, tc.args...)...)
+		if code != tc.code || !bytes.Contains(out, []byte(tc.outcome)) {
+			t.Errorf("gate %v: exit %d (want %d), want %s:\n%s%s", tc.args, code, tc.code, tc.outcome, out, errOut)
+		}
+		validate(t, "gate-verdict", "gate "+strings.Join(tc.args, " "), out)
+	}
+}
+
+// TestTrendDocExample: the terminal view docs/trend.md shows is the one
+// trend-gate-done.txtar checks tpctl prints.
+func TestTrendDocExample(t *testing.T) {
+	ar, err := txtar.ParseFile(filepath.Join("testdata", "script", "trend-gate-done.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var golden []byte
+	for _, f := range ar.Files {
+		if f.Name == "trend-checkpoint.golden" {
+			golden = f.Data
+		}
+	}
+	doc, err := os.ReadFile(filepath.Join(repoRoot, "docs", "trend.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, _ := bytes.Cut(doc, []byte("## What it shows\n\n```text\n"))
+	shown, _, ok := bytes.Cut(rest, []byte("```\n"))
+	if len(golden) == 0 || !ok {
+		t.Fatal("no golden in trend-gate-done.txtar or no text block under \"What it shows\" in docs/trend.md")
+	}
+	if !bytes.Equal(shown, golden) {
+		t.Errorf("docs/trend.md shows\n%s\ntpctl prints\n%s", shown, golden)
 	}
 }

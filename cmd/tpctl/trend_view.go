@@ -89,6 +89,9 @@ func trendSigned(x float64) string {
 
 func trendPaired(p *compare.Paired) string {
 	if p.CI95 == nil {
+		if p.NullReason != nil {
+			return "— (" + ui.Printable(p.NullReason.Message) + ")"
+		}
 		return "— (fewer than two tasks)"
 	}
 	return "[" + trendSigned(p.CI95[0]) + ", " + trendSigned(p.CI95[1]) + "]"

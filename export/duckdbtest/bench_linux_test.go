@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
-	"github.com/tuneplane/tpctl/internal/benchrun"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -18,7 +18,7 @@ import (
 // COPY (SELECT * FROM read_json(…)) TO … (FORMAT parquet), each run as a
 // child process. Runs alternate (DuckDB, tpctl, …) after one untimed
 // warm-up of each; medians with min and max are printed, and peak RSS
-// from /usr/bin/time (internal/benchrun). Each tpctl export is read back with DuckDB: every
+// from /usr/bin/time (internal/benchcmd). Each tpctl export is read back with DuckDB: every
 // planned trial is there. TPCTL_BENCH_ROUNDS pairs (default 5);
 // TPCTL_BENCH_1M=1 adds 1,000,000 trials.
 func BenchmarkExportParquet(b *testing.B) {
@@ -26,7 +26,7 @@ func BenchmarkExportParquet(b *testing.B) {
 	if os.Getenv("TPCTL_BENCH_1M") == "1" {
 		sizes = append(sizes, 1_000_000)
 	}
-	bin := benchrun.Tpctl(b, "../..")
+	bin := benchcmd.Tpctl(b, "../..")
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("trials=%d", n), func(b *testing.B) {
 			snap := bigSnapshot(b, n)
@@ -46,12 +46,12 @@ func BenchmarkExportParquet(b *testing.B) {
 				return []string{bin, "export", snap, "--format", "parquet", "--out", filepath.Join(work, fmt.Sprintf("tp-%d", i+1))}
 			}
 			usage := filepath.Join(work, "usage")
-			benchrun.Time(b, usage, duck(-1)...)
-			benchrun.Time(b, usage, tp(-1)...)
+			benchcmd.Time(b, usage, duck(-1)...)
+			benchcmd.Time(b, usage, tp(-1)...)
 			var dw, tw, tcpu, trss, drss []float64
-			for i := range benchrun.Rounds(b) {
-				d := benchrun.Time(b, usage, duck(i)...)
-				t := benchrun.Time(b, usage, tp(i)...)
+			for i := range benchcmd.Rounds(b) {
+				d := benchcmd.Time(b, usage, duck(i)...)
+				t := benchcmd.Time(b, usage, tp(i)...)
 				dw, tw = append(dw, d.Wall.Seconds()), append(tw, t.Wall.Seconds())
 				tcpu = append(tcpu, t.CPU.Seconds())
 				trss, drss = append(trss, t.RSSMiB()), append(drss, d.RSSMiB())
@@ -59,17 +59,17 @@ func BenchmarkExportParquet(b *testing.B) {
 				os.RemoveAll(filepath.Join(work, fmt.Sprintf("tp-%d", i+1)))
 				os.Remove(filepath.Join(work, fmt.Sprintf("duck-%d.parquet", i+1)))
 			}
-			ts, ds := benchrun.SpreadOf(tw), benchrun.SpreadOf(dw)
+			ts, ds := benchcmd.SpreadOf(tw), benchcmd.SpreadOf(dw)
 			b.Logf("tpctl export wall s: %v", ts)
 			b.Logf("duckdb COPY wall s: %v", ds)
-			b.Logf("tpctl CPU s: %v", benchrun.SpreadOf(tcpu))
-			b.Logf("tpctl peak RSS MiB: %v; duckdb peak RSS MiB: %v", benchrun.SpreadOf(trss), benchrun.SpreadOf(drss))
+			b.Logf("tpctl CPU s: %v", benchcmd.SpreadOf(tcpu))
+			b.Logf("tpctl peak RSS MiB: %v; duckdb peak RSS MiB: %v", benchcmd.SpreadOf(trss), benchcmd.SpreadOf(drss))
 			b.Logf("ratio of medians: %.2f× duckdb", ts.Med/ds.Med)
 			b.ReportMetric(ts.Med, "s/run")
 			b.ReportMetric(ds.Med, "duckdb-s")
 			b.ReportMetric(ts.Med/ds.Med, "x-duckdb")
-			b.ReportMetric(benchrun.SpreadOf(tcpu).Med, "cpu-s")
-			b.ReportMetric(benchrun.SpreadOf(trss).Max, "peak-RSS-MiB")
+			b.ReportMetric(benchcmd.SpreadOf(tcpu).Med, "cpu-s")
+			b.ReportMetric(benchcmd.SpreadOf(trss).Max, "peak-RSS-MiB")
 		})
 	}
 }

@@ -18,7 +18,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
 	"github.com/tuneplane/tpctl/export"
-	"github.com/tuneplane/tpctl/internal/benchrun"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/stats"
 )
@@ -428,6 +428,6 @@ func sha256Hex(b []byte) string {
 // TestMain removes the tpctl the benchmark built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	benchrun.Cleanup()
+	benchcmd.Cleanup()
 	os.Exit(code)
 }

@@ -350,3 +350,6 @@ func PublishDir(tmp, final string) error {
 	}
 	return SyncDir(filepath.Dir(final))
 }
+
+// LockSuffix ends the name of the file Lock locks beside a path.
+const LockSuffix = ".lock"

@@ -1,17 +1,17 @@
-// Package benchrun is the harness of the command benchmarks (make bench):
-// the tpctl binary built once per process, child processes timed with
-// their peak RSS, the number of alternating rounds and the spread of a
-// sample. The importer's benchmarks and export/duckdbtest's use it.
+// Package benchcmd is the harness of the command benchmarks of make bench
+// (importer, trend, export/duckdbtest): the tpctl binary built once per
+// process, a child process timed (wall and CPU time, and peak RSS
+// measured by /usr/bin/time), the number of alternating rounds and the
+// spread of a sample.
 //
-// Peak RSS is measured with /usr/bin/time. The child's own rusage cannot
-// be used: Go starts children with vfork-like clone(CLONE_VM), and Linux
-// folds the high-water RSS of the address space a process leaves at exec
-// (here the test process's, which may have generated a large job) into
-// the child's ru_maxrss. /usr/bin/time is itself such a child, but it
-// reports its own child's usage, started from a small process. Without
-// /usr/bin/time the rusage figure is reported as an upper bound (Linux
-// only; elsewhere it is unknown).
-package benchrun
+// The child's own rusage cannot be used for the RSS: Go starts children
+// with vfork-like clone(CLONE_VM), and Linux folds the high-water RSS of
+// the address space a process leaves at exec (here the benchmark's, which
+// generated the input) into the child's ru_maxrss. /usr/bin/time is
+// itself such a child, but reports its own child's usage, started from a
+// small process. Without /usr/bin/time the rusage figure is given as an
+// upper bound. Linux: ru_maxrss and /usr/bin/time -f %M are KiB there.
+package benchcmd
 
 import (
 	"fmt"
@@ -22,6 +22,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -81,14 +82,14 @@ func Rounds(b testing.TB) int {
 // Run is one timed child process.
 type Run struct {
 	Wall, CPU time.Duration
-	RSSKiB    int64 // -1 when unknown
+	// RSSKiB is the peak RSS, -1 when unknown.
+	RSSKiB int64
+	// Output is the child's stdout and stderr.
+	Output []byte
 }
 
-// RSSMiB is the peak RSS in MiB.
-func (r Run) RSSMiB() float64 { return float64(r.RSSKiB) / 1024 }
-
-// Time runs args (under /usr/bin/time when present, which writes the
-// peak RSS to the file usage) and times it; a failed run fails b.
+// Time runs args (under /usr/bin/time when present, which writes the peak
+// RSS to the file usage) and times it; a failing child fails b.
 func Time(b testing.TB, usage string, args ...string) Run {
 	b.Helper()
 	timeBin, timeErr := exec.LookPath("/usr/bin/time")
@@ -97,12 +98,12 @@ func Time(b testing.TB, usage string, args ...string) Run {
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	start := time.Now()
-	msg, err := cmd.CombinedOutput()
+	out, err := cmd.CombinedOutput()
 	wall := time.Since(start)
 	if err != nil {
-		b.Fatalf("%s: %v\n%.2000s", strings.Join(args, " "), err, msg)
+		b.Fatalf("%s: %v\n%.2000s", strings.Join(args[:min(8, len(args))], " "), err, out)
 	}
-	r := Run{Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), RSSKiB: -1}
+	r := Run{Wall: wall, CPU: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), RSSKiB: -1, Output: out}
 	if timeErr == nil {
 		u, err := os.ReadFile(usage)
 		if err == nil {
@@ -111,11 +112,14 @@ func Time(b testing.TB, usage string, args ...string) Run {
 		if err != nil {
 			b.Fatalf("reading the peak RSS /usr/bin/time wrote: %v (%q)", err, u)
 		}
-	} else {
-		r.RSSKiB = maxRSSKiB(cmd.ProcessState)
+	} else if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		r.RSSKiB = int64(ru.Maxrss) // an upper bound, see the package doc
 	}
 	return r
 }
+
+// RSSMiB is the peak RSS in MiB.
+func (r Run) RSSMiB() float64 { return float64(r.RSSKiB) / 1024 }
 
 // Spread is the min, median and max of a sample.
 type Spread struct{ Min, Med, Max float64 }

@@ -1,4 +1,4 @@
-package benchrun
+package benchcmd
 
 import (
 	"path/filepath"
