@@ -73,6 +73,9 @@ func runChild(ctx context.Context, spec childSpec) childResult {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr, syscall.SIGINT)
 	res := childResult{ExitCode: -1, Started: time.Now()}
+	// The supervisor runs before the child exists, so that the child is
+	// guarded from its first instant (see supervise.Start).
+	_ = supervise.Start()
 	if err := cmd.Start(); err != nil {
 		res.NotStarted = true
 		res.StartErr = err

@@ -3,11 +3,13 @@ package upload
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -130,9 +132,18 @@ type sender struct {
 	cfg     Config
 	onRetry func(kind string, r retryInfo)
 
-	mu       sync.Mutex // guards requests and bytes: requests run concurrently
+	mu       sync.Mutex // guards the counters below: requests run concurrently
 	requests int        // tries made, successful or not
 	bytes    int64      // body bytes of those tries
+	failed   failedTries
+}
+
+// failedTries counts the tries that stored nothing, by what went wrong:
+// a summary must not count their bytes as sent to a server (issue 27).
+type failedTries struct {
+	connect  int // no connection: refused, unreachable, DNS, TLS handshake
+	noAnswer int // connected, but the answer never arrived (reset, timeout)
+	answered int // the server answered with an error status or a bad body
 }
 
 // sent returns the tries made so far and their body bytes.
@@ -140,6 +151,33 @@ func (s *sender) sent() (int, int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests, s.bytes
+}
+
+// failures returns the failed tries so far.
+func (s *sender) failures() failedTries {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// countFailure files a failed try under what went wrong.
+func (s *sender) countFailure(f *int) {
+	s.mu.Lock()
+	*f++
+	s.mu.Unlock()
+}
+
+// noConnection reports whether err happened before a connection to the
+// server existed, so no byte of the request reached it.
+func noConnection(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	var tlsErr *tls.RecordHeaderError
+	var cert *tls.CertificateVerificationError
+	return errors.As(err, &dns) || errors.As(err, &tlsErr) || errors.As(err, &cert)
 }
 
 // maxResponse caps how much of a response body is read.
@@ -226,6 +264,13 @@ func (s *sender) try(ctx context.Context, kind string, body []byte, records int)
 		if errors.Is(err, errTooManyRedirects) {
 			return nil, 0, &permanentError{errTooManyRedirects}
 		}
+		if ctx.Err() == nil {
+			if noConnection(err) {
+				s.countFailure(&s.failed.connect)
+			} else {
+				s.countFailure(&s.failed.noAnswer)
+			}
+		}
 		return nil, 0, cleanNetError(err)
 	}
 	defer func() {
@@ -237,14 +282,17 @@ func (s *sender) try(ctx context.Context, kind string, body []byte, records int)
 	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 		if rerr != nil {
 			// The server may have committed; a replay is safe.
+			s.countFailure(&s.failed.noAnswer)
 			return nil, 0, cleanNetError(rerr)
 		}
 		r, err := decodeResponse(kind, data, records)
 		if err != nil {
+			s.countFailure(&s.failed.answered)
 			return nil, 0, &permanentError{err}
 		}
 		return r, 0, nil
 	}
+	s.countFailure(&s.failed.answered)
 	he := &HTTPError{Status: resp.StatusCode, Kind: kind, Detail: s.detail(data)}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		he.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())

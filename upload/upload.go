@@ -48,7 +48,19 @@ type Summary struct {
 	Trajectories Tally    `json:"trajectories"`
 	Requests     int      `json:"requests"` // HTTP tries, retries included
 	Retries      int      `json:"retries"`
-	Bytes        int64    `json:"bytes"` // request body bytes sent, retries included
+	Bytes        int64    `json:"bytes"` // request body bytes of every try, retries and failed tries included
+
+	// What the server took: requests answered 2xx with counts that add up,
+	// and their body bytes. Bytes of a refused connection are not here.
+	AcceptedRequests int   `json:"accepted_requests"`
+	AcceptedBytes    int64 `json:"accepted_bytes"`
+	// Tries that stored nothing (or nothing known), apart: no connection
+	// (refused, unreachable, DNS, TLS), no answer (reset, timeout: a lost
+	// acknowledgement is one), and an error answer (an HTTP error status
+	// or a 2xx body that breaks the contract).
+	FailedToConnect int `json:"failed_to_connect"`
+	NoAnswer        int `json:"no_answer"`
+	ErrorAnswers    int `json:"error_answers"`
 }
 
 // Progress is reported after each request and before each retry wait.
@@ -572,6 +584,9 @@ func (u *uploader) report(p Progress) {
 
 func (u *uploader) finish() {
 	u.sum.Requests, u.sum.Bytes = u.s.sent()
+	u.sum.AcceptedRequests, u.sum.AcceptedBytes = u.done, u.acked
+	f := u.s.failures()
+	u.sum.FailedToConnect, u.sum.NoAnswer, u.sum.ErrorAnswers = f.connect, f.noAnswer, f.answered
 	ids := make([]string, 0, len(u.conflictSet))
 	for id := range u.conflictSet {
 		ids = append(ids, id)

@@ -290,7 +290,7 @@ func attestVerifyRun(ctx context.Context, a *app, o *attestVerifyOptions) error 
 		return err
 	}
 	if !rep.OK {
-		return silentFinding(fmt.Errorf("the attestation %q does not hold for %v: %d problem(s)", o.Attestation, o.Dirs, len(rep.Problems)))
+		return silentFinding(fmt.Errorf("the attestation %q does not hold for %v: %s", o.Attestation, o.Dirs, ui.Plural(len(rep.Problems), "problem")))
 	}
 	return nil
 }

@@ -72,8 +72,8 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 				s.Bold.Render(signed(*r.Delta*100)), strconv.FormatFloat(*r.Delta, 'g', 6, 64))
 			fmt.Fprintln(&bw, s.Faint.Render("  the delta is not a statistical significance claim"))
 		}
-		fmt.Fprintf(&bw, "discordant pairs: %d failure → success, %d success → failure\n",
-			r.Discordant.FailureToSuccess, r.Discordant.SuccessToFailure)
+		fmt.Fprintf(&bw, "discordant pairs: %s failure → success, %s success → failure\n",
+			count(r.Discordant.FailureToSuccess), count(r.Discordant.SuccessToFailure))
 		if r.McNemarP != nil {
 			note := ""
 			if r.Discordant.FailureToSuccess+r.Discordant.SuccessToFailure == 0 {
@@ -101,7 +101,7 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 	fmt.Fprintln(&bw, s.Heading.Render("per trial (matched by trial_id)"))
 	list(&bw, s, "failure → success", t.FailureToSuccess, nil, opt.Limit)
 	list(&bw, s, "success → failure", t.SuccessToFailure, nil, opt.Limit)
-	fmt.Fprintf(&bw, "unchanged: %d success, %d failure\n", t.UnchangedSuccess, t.UnchangedFailure)
+	fmt.Fprintf(&bw, "unchanged: %s success, %s failure\n", count(t.UnchangedSuccess), count(t.UnchangedFailure))
 	list(&bw, s, "not comparable", t.NotComparable, func(i int) string {
 		if i >= len(t.NotComparableDetail) {
 			return ""
@@ -120,7 +120,7 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 // renderPaired prints the paired difference and its uncertainty, in
 // percentage points.
 func renderPaired(w io.Writer, s ui.Styles, p *compare.Paired) {
-	fmt.Fprintf(w, "paired difference over %d trials in %d tasks (matched by trial_id, scored on both sides):\n", p.Trials, p.Tasks)
+	fmt.Fprintf(w, "paired difference over %s in %s (matched by trial_id, scored on both sides):\n", ui.Plural(p.Trials, "trial"), ui.Plural(p.Tasks, "task"))
 	se := "task-clustered SE n/a"
 	if p.SEClustered != nil {
 		se = fmt.Sprintf("task-clustered SE %.1f pp", *p.SEClustered*100)
@@ -139,10 +139,10 @@ func renderPaired(w io.Writer, s ui.Styles, p *compare.Paired) {
 
 // list prints a heading with the count, then one ID a line, cut at limit.
 func list(w io.Writer, s ui.Styles, title string, ids []string, detail func(int) string, limit int) {
-	fmt.Fprintf(w, "%s (%d)\n", title, len(ids))
+	fmt.Fprintf(w, "%s (%s)\n", title, count(len(ids)))
 	for i, id := range ids {
 		if limit > 0 && i == limit {
-			fmt.Fprintf(w, "  %s\n", s.Faint.Render(fmt.Sprintf("… and %d more (--output json lists all)", len(ids)-i)))
+			fmt.Fprintf(w, "  %s\n", s.Faint.Render(fmt.Sprintf("… and %s more (--output json lists all)", count(len(ids)-i))))
 			return
 		}
 		if detail != nil {

@@ -305,8 +305,8 @@ func incompleteSummary(r *evalrun.Result) string {
 		return "no snapshot"
 	}
 	c := r.Manifest.Counts
-	return fmt.Sprintf("%d of %d planned trials scored; %d unscored, %d infra error, %d not run",
-		c.Scored(), c.Expected, c.Unscored, c.InfraError, c.Missing)
+	return fmt.Sprintf("%s of %s scored; %s unscored, %s infra error, %s not run",
+		count(c.Scored()), ui.Plural(c.Expected, "planned trial"), count(c.Unscored), count(c.InfraError), count(c.Missing))
 }
 
 func printEvalResult(a *app, r *evalrun.Result) error {
@@ -350,7 +350,7 @@ func writeEvalVerdict(w io.Writer, a *app, r *evalrun.Result) error {
 	st := a.io.Styles()
 	var err error
 	if r.Complete() {
-		_, err = fmt.Fprintf(w, "%s\n", st.OK.Render(fmt.Sprintf("evaluation complete: all %d planned trials finished and were scored", r.Planned)))
+		_, err = fmt.Fprintf(w, "%s\n", st.OK.Render(fmt.Sprintf("evaluation complete: all %s finished and were scored", ui.Plural(r.Planned, "planned trial"))))
 	} else {
 		_, err = fmt.Fprintf(w, "%s\n", st.Warn.Render("evaluation incomplete: "+incompleteSummary(r)))
 	}

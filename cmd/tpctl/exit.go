@@ -118,14 +118,15 @@ func codeOf(err error) exitCode {
 
 // printError writes "tpctl: error: …" and hint lines; in JSON mode it also
 // writes one JSON error object so machines need not parse prose.
-func printError(w io.Writer, err error, jsonMode bool) {
+func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 	var ce *cliError
 	var hints []string
 	quiet := false
 	if errors.As(err, &ce) {
 		// A verdict the command already printed needs no prose again;
-		// machines still get the exit_error object below.
-		quiet = ce.quiet
+		// machines still get the exit_error object below. Under --quiet
+		// the verdict was not printed, so its one line is the error.
+		quiet = ce.quiet && !quietFlag
 		hints = ce.hints
 	}
 	msg := err.Error()
@@ -138,6 +139,9 @@ func printError(w io.Writer, err error, jsonMode bool) {
 			}
 		}
 		for _, h := range hints {
+			if quietFlag {
+				break
+			}
 			fmt.Fprintf(w, "tpctl: hint: %s\n", termsafe.Escape(h))
 		}
 	}

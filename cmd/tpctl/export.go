@@ -110,7 +110,7 @@ func exportRun(ctx context.Context, a *app, opts *exportOptions) error {
 		return nil
 	}
 	for _, p := range parts {
-		what := fmt.Sprintf("%d trials, %d attempts, %d tasks", p.Trials, p.Attempts, p.Tasks)
+		what := ui.Plural(int(p.Trials), "trial") + ", " + ui.Plural(int(p.Attempts), "attempt") + ", " + ui.Plural(int(p.Tasks), "task")
 		if p.Unchanged {
 			what = "already there, unchanged"
 		}

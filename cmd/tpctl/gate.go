@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tuneplane/tpctl/gate"
+	"github.com/tuneplane/tpctl/internal/ui"
 )
 
 // gateOptions are the resolved arguments of tpctl gate.
@@ -148,7 +149,7 @@ func writeGateGitHub(a *app, v *gate.Verdict) error {
 	if len(v.Quarantined) > 0 {
 		var qs []string
 		for _, q := range v.Quarantined {
-			qs = append(qs, fmt.Sprintf("%s (%d trials)", mdCode(q.Task), q.Trials))
+			qs = append(qs, fmt.Sprintf("%s (%s)", mdCode(q.Task), ui.Plural(q.Trials, "trial")))
 		}
 		fmt.Fprintf(&md, "\nQuarantined, left out of every rule: %s\n", strings.Join(qs, ", "))
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/redact"
@@ -144,7 +145,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		}
 		for _, code := range slices.Sorted(maps.Keys(shown)) {
 			if n := shown[code] - perCode; n > 0 {
-				fmt.Fprintf(a.io.Out, "%s %s: … and %d more (--output json lists every warning)\n", st.Warn.Render("warning"), code, n)
+				fmt.Fprintf(a.io.Out, "%s %s: … and %s more (--output json lists every warning)\n", st.Warn.Render("warning"), code, count(n))
 			}
 		}
 		for _, w := range res.Skipped {
@@ -238,7 +239,7 @@ func printHarborNumbers(a *app, res *importer.Result) {
 	j := res.Job
 	planned := "not listed by the job"
 	if j.Planned >= 0 {
-		planned = fmt.Sprintf("%d planned (its %s)", j.Planned, j.Source)
+		planned = fmt.Sprintf("%s planned (its %s)", count(j.Planned), j.Source)
 	}
 	fmt.Fprintf(w, "harbor job    %s: %s\n", termsafe.Escape(strings.Join(j.Jobs, ", ")), planned)
 	h := j.Harbor
@@ -266,7 +267,7 @@ func printHarborNumbers(a *app, res *importer.Result) {
 		for _, k := range slices.Sorted(maps.Keys(ev.PassAtK)) {
 			parts = append(parts, fmt.Sprintf("pass@%s %.1f%%", k, 100*ev.PassAtK[k]))
 		}
-		fmt.Fprintf(w, "  %s: %d trials, %d errors%s\n", termsafe.Escape(key), ev.NTrials, ev.NErrors, prefixed(" · ", strings.Join(parts, " · ")))
+		fmt.Fprintf(w, "  %s: %s, %s%s\n", termsafe.Escape(key), ui.Plural(ev.NTrials, "trial"), ui.Plural(ev.NErrors, "error"), prefixed(" · ", strings.Join(parts, " · ")))
 	}
 	if len(h.Evals) > 0 {
 		fmt.Fprintln(w, "  why they differ: Harbor's mean counts a trial without a reward as 0 and only the trials that finished; tpctl keeps unscored trials out of the success rate and counts every planned trial in coverage")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -21,6 +22,12 @@ var scriptCmds = map[string]func(){
 }
 
 func TestMain(m *testing.M) {
+	if scriptCmds[strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")] == nil {
+		// The test run itself (not a script's command): a CI runner's
+		// GITHUB_ACTIONS=true would turn every finding command's output
+		// into annotations (docs/ci.md). Scripts set it where they test it.
+		os.Unsetenv("GITHUB_ACTIONS")
+	}
 	testscript.Main(m, scriptCmds)
 }
 

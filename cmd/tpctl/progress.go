@@ -60,7 +60,7 @@ func uploadProgress(prog *ui.Progress) func(upload.Progress) {
 		}
 		detail := ui.Size(p.Acked) + " acknowledged"
 		if p.Conflicts > 0 {
-			detail += fmt.Sprintf(", %d conflicts", p.Conflicts)
+			detail += ", " + ui.Plural(p.Conflicts, "conflict")
 		}
 		prog.Update(int64(p.Done), detail)
 	}

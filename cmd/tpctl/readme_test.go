@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/report"
 )
 
 // readmeMarker precedes every README code block that TestREADME runs.
@@ -206,4 +210,143 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestDocsStateTheCode: sentences of the README and docs/report.md that
+// restate a fact of the code say what the code says (issue 27 item 9):
+// the Go version is go.mod's go line, the "exactly what CI runs"
+// sentence names every variable .ci/run exports, and the report's limits
+// table gives the page's own constants (read from a page tpctl writes).
+func TestDocsStateTheCode(t *testing.T) {
+	read := func(p string) string {
+		b, err := os.ReadFile(filepath.Join(repoRoot, p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	readme, gomod, ci, reportDoc := read("README.md"), read("go.mod"), read(".ci/run"), read("docs/report.md")
+
+	goLine := regexp.MustCompile(`(?m)^go (\S+)$`).FindStringSubmatch(gomod)
+	if goLine == nil {
+		t.Fatal("go.mod has no go line")
+	}
+	versions := regexp.MustCompile(`\bGo \(?(\d+\.\d+(?:\.\d+)?)\b`).FindAllStringSubmatch(readme, -1)
+	if len(versions) == 0 {
+		t.Error("README.md states no Go version")
+	}
+	for _, v := range versions {
+		if v[1] != goLine[1] {
+			t.Errorf("README.md says %q; go.mod's go line is %s", v[0], goLine[1])
+		}
+	}
+
+	ciSentence := regexp.MustCompile(`(?s)\(this is exactly what CI runs:.*?\):`).FindString(readme)
+	if ciSentence == "" {
+		t.Fatal(`README.md has no "(this is exactly what CI runs: …):" sentence`)
+	}
+	exported := regexp.MustCompile(`(?m)^export (\w+)=`).FindAllStringSubmatch(ci, -1)
+	if len(exported) == 0 {
+		t.Fatal(".ci/run exports nothing: the check below would be empty")
+	}
+	for _, e := range exported {
+		if !strings.Contains(ciSentence, e[1]) {
+			t.Errorf(".ci/run sets %s; README.md's \"exactly what CI runs\" sentence does not say so", e[1])
+		}
+	}
+
+	// The page's constants, as the written page states them.
+	example := mustAbs(t, filepath.Join(repoRoot, "testdata", "example"))
+	snap := filepath.Join(t.TempDir(), "snap")
+	if code := runArgs(t, "import", "--plan", filepath.Join(example, "import-plan.json"), "--root", example, "--out", snap); code != 0 {
+		t.Fatalf("import exited %d", code)
+	}
+	s, _, out, errOut := ui.Test()
+	if code := runWith(context.Background(), s, []string{"report", snap, "--out", "-"}); code != 0 {
+		t.Fatalf("report exited %d: %s", code, errOut)
+	}
+	page := out.String()
+	for _, c := range []struct{ key, doc string }{
+		{"page_size", `\| messages shown at once \| %s per page \|`},
+		{"print_max", `\| printed trial table \| the first %s rows `},
+	} {
+		m := regexp.MustCompile(`"` + c.key + `":(\d+)`).FindStringSubmatch(page)
+		if m == nil {
+			t.Fatalf("the report page has no %s", c.key)
+		}
+		n, _ := strconv.ParseInt(m[1], 10, 64)
+		if want := fmt.Sprintf(c.doc, regexp.QuoteMeta(ui.Count(n))); !regexp.MustCompile(want).MatchString(reportDoc) {
+			t.Errorf("docs/report.md does not state the page's %s %s (want a line matching %s)", c.key, ui.Count(n), want)
+		}
+	}
+	if want := "| trials in one report | " + ui.Count(report.MaxTrials) + " planned trials"; !strings.Contains(reportDoc, want) {
+		t.Errorf("docs/report.md does not say %q (report.MaxTrials)", want)
+	}
+}
+
+// TestMakeRunTwice: `make run`, the quick start's job, succeeds twice in
+// a row (import never overwrites, so the target clears its own folder).
+// The Makefile's recipe runs as written, from a scratch folder, with GO
+// standing for a go command whose `run ./cmd/tpctl` is the built binary.
+func TestMakeRunTwice(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	if testing.Short() {
+		t.Skip("builds tpctl; skipped with -short")
+	}
+	bin := buildTpctl(t)
+	dir := t.TempDir()
+	goStandIn := filepath.Join(dir, "go")
+	if err := os.WriteFile(goStandIn, []byte("#!/bin/sh\n[ \"$1 $2\" = \"run ./cmd/tpctl\" ] || { echo \"unexpected: go $*\" >&2; exit 9; }\nshift 2\nexec "+bin+" \"$@\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(mustAbs(t, filepath.Join(repoRoot, "testdata")), filepath.Join(dir, "testdata")); err != nil {
+		t.Fatal(err)
+	}
+	makefile := mustAbs(t, filepath.Join(repoRoot, "Makefile"))
+	for i := 1; i <= 2; i++ {
+		cmd := exec.Command("make", "-f", makefile, "run", "GO="+goStandIn)
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("make run #%d: %v\n%s", i, err, out)
+		}
+	}
+	if out, err := exec.Command(bin, "snapshot", "verify", filepath.Join(dir, "out", "make-run")).CombinedOutput(); err != nil {
+		t.Errorf("after two make runs out/make-run is no intact snapshot: %v\n%s", err, out)
+	}
+}
+
+// TestInstallMan: `make install-man PREFIX=DIR` puts every docs/man page
+// where man finds it (man -M DIR/share/man -w), or, without man, into
+// DIR/share/man/man1.
+func TestInstallMan(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make is not installed")
+	}
+	prefix := t.TempDir()
+	cmd := exec.Command("make", "install-man", "PREFIX="+prefix)
+	cmd.Dir = repoRoot
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("make install-man: %v\n%s", err, out)
+	}
+	pages, _ := filepath.Glob(filepath.Join(repoRoot, "docs", "man", "*.1"))
+	if len(pages) == 0 {
+		t.Fatal("docs/man holds no pages")
+	}
+	_, hasMan := exec.LookPath("man")
+	for _, p := range pages {
+		name := strings.TrimSuffix(filepath.Base(p), ".1")
+		want := filepath.Join(prefix, "share", "man", "man1", filepath.Base(p))
+		if hasMan != nil {
+			if _, err := os.Stat(want); err != nil {
+				t.Errorf("%s was not installed: %v", want, err)
+			}
+			continue
+		}
+		out, err := exec.Command("man", "-M", filepath.Join(prefix, "share", "man"), "-w", name).Output()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("man -M %s/share/man -w %s = %q (%v), want %s", prefix, name, out, err, want)
+		}
+	}
 }

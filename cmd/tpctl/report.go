@@ -155,7 +155,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		if err := check(buf.Bytes()); err != nil {
 			return reportSecretErr(err)
 		}
-		_, err := a.io.Out.Write(buf.Bytes())
+		_, err := a.stdout().Write(buf.Bytes())
 		return err
 	}
 	// --out reports/x.html works on a fresh clone: the folder is made

@@ -37,6 +37,11 @@ type app struct {
 	configFile string
 	noColor    bool
 	color      string
+	quiet      bool
+
+	// data is stdout even under --quiet: a command whose answer is the
+	// output (report --out -) writes it here.
+	data io.Writer
 
 	// prog is the live progress of the running command, if any.
 	prog     *ui.Progress
@@ -44,6 +49,15 @@ type app struct {
 
 	// forgetSecrets undoes gateConfigSecrets when the run ends.
 	forgetSecrets func()
+}
+
+// stdout is where a command writes its answer when the answer is the
+// output (report --out -): stdout even under --quiet.
+func (a *app) stdout() io.Writer {
+	if a.data != nil {
+		return a.data
+	}
+	return a.io.Out
 }
 
 // jsonOutput reports whether machine output was requested.
@@ -131,6 +145,7 @@ without waiting for cleanup).`,
 	pf.StringVar(&a.configFile, "config", "", "config file (.yaml, .json or .toml); keys are flag names (default $TUNEPLANE_CONFIG)")
 	pf.BoolVar(&a.noColor, "no-color", false, "disable colour even on a terminal (same as --color never)")
 	pf.StringVar(&a.color, "color", ui.ColorAuto, "colour: auto (on a terminal, unless NO_COLOR; CLICOLOR_FORCE forces it), always (also into a pager or CI log) or never")
+	pf.BoolVarP(&a.quiet, "quiet", "q", false, "errors only: no summaries, hints, warnings or progress; exit codes unchanged (--output json and github still print theirs)")
 	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(commands(a)...)
 	finishTree(root)
@@ -160,6 +175,9 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	if a.noColor {
 		a.io.SetColorEnabled(false)
 	}
+	if a.defaultsToGitHub(cmd, cf) {
+		a.output = outputGitHub
+	}
 	switch a.output {
 	case outputText, outputJSON, outputGitHub:
 	default:
@@ -176,7 +194,45 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 		}
 		a.output = outputText
 	}
+	if a.quiet {
+		a.silence(cmd)
+	}
 	return nil
+}
+
+// defaultsToGitHub reports whether a command that finds problems runs in
+// GitHub Actions (GITHUB_ACTIONS=true) with no output chosen by --output,
+// TUNEPLANE_OUTPUT or the config file: it then annotates (golangci-lint's
+// convention, docs/ci.md).
+func (a *app) defaultsToGitHub(cmd *cobra.Command, cf *configfile.File) bool {
+	if os.Getenv("GITHUB_ACTIONS") != "true" || !githubOutput[cmd.CommandPath()] {
+		return false
+	}
+	if cmd.Flags().Changed("output") || os.Getenv(envName("output")) != "" {
+		return false
+	}
+	_, set := cf.Lookup("output")
+	return !set
+}
+
+// quietKeepsStdout are the commands whose stdout is their answer, not a
+// summary: --quiet leaves it alone.
+var quietKeepsStdout = map[string]bool{
+	"tpctl digest file": true, "tpctl digest dir": true, "tpctl digest json": true, "tpctl digest harbor-task": true,
+	"tpctl schema": true, "tpctl completion": true, "tpctl version": true, "tpctl formats": true,
+	"tpctl explain outcomes": true, "tpctl explain statistics": true, "tpctl attest predicate": true,
+}
+
+// silence applies --quiet: text summaries, warnings, hints and progress
+// go nowhere; the error itself still reaches stderr (runWith prints it),
+// and machine output (json, github annotations) stays, as it was asked for.
+func (a *app) silence(cmd *cobra.Command) {
+	if a.output == outputText && !quietKeepsStdout[cmd.CommandPath()] {
+		a.io.Out = io.Discard
+		cmd.Root().SetOut(io.Discard)
+	}
+	a.io.ErrOut = io.Discard
+	cmd.Root().SetErr(io.Discard)
 }
 
 // run executes tpctl with the process's arguments and returns the exit code.
@@ -210,7 +266,9 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 	// folded to the terminal's width.
 	oldMask := ui.SetMask(redact.ProcessMask())
 	defer func() { ui.SetMask(oldMask) }()
-	a := &app{io: streams}
+	// Errors go to the real stderr even when --quiet silences the rest.
+	errOut := streams.ErrOut
+	a := &app{io: streams, data: streams.Out}
 	defer func() {
 		if a.forgetSecrets != nil {
 			a.forgetSecrets()
@@ -227,11 +285,18 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 	a.endProgress()
 	if err != nil && errors.Is(err, context.Canceled) {
 		if cause := context.Cause(ctx); cause != nil {
-			err = fmt.Errorf("%w: %w", cause, err)
+			var stopped *stoppedError
+			if errors.As(err, &stopped) {
+				// Its message already says what was interrupted and
+				// what was kept; the signal still decides the code.
+				stopped.err = fmt.Errorf("%w: %w", cause, stopped.err)
+			} else {
+				err = fmt.Errorf("%w: %w", cause, err)
+			}
 		}
 	}
 	if err != nil {
-		printError(streams.ErrOut, err, a.jsonOutput())
+		printError(errOut, err, a.jsonOutput(), a.quiet)
 		if a.githubOutput(root.PersistentFlags()) {
 			var ce *cliError
 			if !errors.As(err, &ce) || !ce.quiet {
@@ -239,7 +304,7 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 				if ce != nil {
 					hints = ce.hints
 				}
-				writeErrorGitHub(streams.Out, streams.ErrOut, err, hints)
+				writeErrorGitHub(a.data, errOut, err, hints)
 			}
 		}
 	}

@@ -170,7 +170,7 @@ func runSnapshotShow(a *app, dir string) error {
 		if h.Truncated {
 			cut = " (truncated)"
 		}
-		fmt.Fprintf(a.io.Out, "  %s  %s retry %d  %d/%d messages%s\n", termsafe.Escape(h.File), termsafe.Escape(h.TrialID), h.TrialAttempt, h.Messages, h.TotalMessages, cut)
+		fmt.Fprintf(a.io.Out, "  %s  %s retry %d  %s/%s%s\n", termsafe.Escape(h.File), termsafe.Escape(h.TrialID), h.TrialAttempt, count(h.Messages), ui.Plural(h.TotalMessages, "message"), cut)
 	}
 	return nil
 }

@@ -100,9 +100,9 @@ func writeTrial(w io.Writer, r *report.Round, id string, s ui.Styles) error {
 }
 
 func writeBody(w io.Writer, b *report.Trajectory, s ui.Styles) {
-	fmt.Fprintf(w, "%s  retry %d  %d messages, capture policy %s, complete %v\n", s.Bold.Render(b.File), b.TrialAttempt, len(b.Messages), ui.PrintableLines(b.CapturePolicy), b.Complete)
+	fmt.Fprintf(w, "%s  retry %d  %s, capture policy %s, complete %v\n", s.Bold.Render(b.File), b.TrialAttempt, ui.Plural(len(b.Messages), "message"), ui.PrintableLines(b.CapturePolicy), b.Complete)
 	if b.Truncated {
-		fmt.Fprintln(w, s.Warn.Render(fmt.Sprintf("truncated: %d of %d messages kept", len(b.Messages), b.TotalMessages)))
+		fmt.Fprintln(w, s.Warn.Render(fmt.Sprintf("truncated: %s of %s kept", count(len(b.Messages)), ui.Plural(b.TotalMessages, "message"))))
 	}
 	calls, results := map[string]int{}, map[string][]int{}
 	for i, m := range b.Messages {
@@ -137,10 +137,10 @@ func writeBody(w io.Writer, b *report.Trajectory, s ui.Styles) {
 			}
 		}
 		if m.PromptTokens != nil {
-			head = append(head, fmt.Sprintf("prompt %d tokens", *m.PromptTokens))
+			head = append(head, "prompt "+ui.Plural(int(*m.PromptTokens), "token"))
 		}
 		if m.CompletionTokens != nil {
-			head = append(head, fmt.Sprintf("completion %d tokens", *m.CompletionTokens))
+			head = append(head, "completion "+ui.Plural(int(*m.CompletionTokens), "token"))
 		}
 		if m.DurationMS != nil {
 			head = append(head, fmt.Sprintf("%d ms", *m.DurationMS))
@@ -199,7 +199,7 @@ func writeExplanation(w io.Writer, a *snapshot.AttemptOutcome) {
 		if u.CostUSD != nil {
 			cost = "$" + strconv.FormatFloat(*u.CostUSD, 'f', -1, 64)
 		}
-		fmt.Fprintf(w, "    usage: %s input tokens (%s cached) · %s output tokens · cost %s\n", count(u.InputTokens), count(u.CacheTokens), count(u.OutputTokens), cost)
+		fmt.Fprintf(w, "    usage: %s input tokens (%s cached) · %s output tokens · cost %s\n", countPtr(u.InputTokens), countPtr(u.CacheTokens), countPtr(u.OutputTokens), cost)
 	}
 	if ag := a.Agent; ag != nil {
 		fmt.Fprintf(w, "    agent: %s · model %s\n", ui.Cell(ag.Name), ui.Cell(orDash(ag.Model)))
@@ -213,7 +213,7 @@ func seconds(v *float64) string {
 	return strconv.FormatFloat(*v, 'f', 1, 64) + " s"
 }
 
-func count(v *int64) string {
+func countPtr(v *int64) string {
 	if v == nil {
 		return "-"
 	}
@@ -269,7 +269,7 @@ func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.St
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "%s · %d flaky · %d always_fail · %d infra_prone\n", ui.Plural(len(rows), "task"), flaky, fail, infra)
+	fmt.Fprintf(bw, "%s · %s flaky · %s always_fail · %s infra_prone\n", ui.Plural(len(rows), "task"), count(flaky), count(fail), count(infra))
 	return bw.Flush()
 }
 

@@ -34,11 +34,11 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	}
 	row("source", src)
 	c := m.Counts
-	row("counts", fmt.Sprintf("expected %d · success %d · failure %d · infra_error %d · unscored %d · missing %d",
-		c.Expected, c.Success, c.Failure, c.InfraError, c.Unscored, c.Missing))
-	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %d scored", c.Scored())))
+	row("counts", fmt.Sprintf("expected %s · success %s · failure %s · infra_error %s · unscored %s · missing %s",
+		count(c.Expected), count(c.Success), count(c.Failure), count(c.InfraError), count(c.Unscored), count(c.Missing)))
+	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored", count(c.Scored()))))
 	clusteredRow(row, m.Statistics)
-	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%d of %d planned scored", c.Scored(), c.Expected)))
+	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%s of %s planned scored", count(c.Scored()), count(c.Expected))))
 	passKRows(row, m.Statistics)
 	label := st.OK.Render(termsafe.Escape(m.Label))
 	if m.Label != snapshot.LabelClean {
@@ -48,7 +48,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	if len(m.ExceptionTypes) > 0 {
 		var parts []string
 		for _, k := range slices.Sorted(maps.Keys(m.ExceptionTypes)) {
-			parts = append(parts, fmt.Sprintf("%s %d", termsafe.Escape(k), m.ExceptionTypes[k]))
+			parts = append(parts, termsafe.Escape(k)+" "+count(m.ExceptionTypes[k]))
 		}
 		row("exceptions", strings.Join(parts, " · "))
 	}
@@ -59,7 +59,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	row("  settings", termsafe.Escape(m.Protocol.SettingsDigest))
 	t := m.Trajectories
 	if t.Count > 0 {
-		row("trajectories", fmt.Sprintf("%d (%d truncated), redacted by %s, capture policy sampled", t.Count, t.Truncated, termsafe.Escape(strings.Join(t.Redactors, ", "))))
+		row("trajectories", fmt.Sprintf("%s (%s truncated), redacted by %s, capture policy sampled", count(t.Count), count(t.Truncated), termsafe.Escape(strings.Join(t.Redactors, ", "))))
 	} else {
 		row("trajectories", "none")
 	}
@@ -162,3 +162,7 @@ func kValuesText(m snapshot.KValues) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// count is n with thousands separators, for the counts of a summary:
+// "1,234 trials" reads at a glance where "1234" must be counted.
+func count(n int) string { return ui.Count(int64(n)) }

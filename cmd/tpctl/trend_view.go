@@ -19,7 +19,7 @@ const trendListLimit = 10
 // the paired differences and the regressed tasks.
 func writeTrend(w io.Writer, r *trend.Result) error {
 	var b strings.Builder
-	fmt.Fprintf(&b, "trend over %d rounds of one protocol (dataset %s…, cohort %s…)\n\n", len(r.Rounds), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
+	fmt.Fprintf(&b, "trend over %s of one protocol (dataset %s…, cohort %s…)\n\n", ui.Plural(len(r.Rounds), "round"), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
 	fmt.Fprintf(&b, "  %-3s %-40s %-9s %8s  %-18s %-18s %8s\n", "#", "checkpoint", "label", "success", "wilson 95%", "clustered 95%", "coverage")
 	for i, p := range r.Rounds {
 		best := " "

@@ -200,12 +200,12 @@ func (a *app) uploadDryRun(dir string) error {
 	w := a.io.Out
 	fmt.Fprintf(w, "%s %s (nothing sent)\n", st.Bold.Render("Would upload round"), d.RoundID)
 	fmt.Fprintf(w, "  validation_protocol  1 request\n")
-	fmt.Fprintf(w, "  round_total          1 request (expected %d)\n", d.Expected)
-	fmt.Fprintf(w, "  observations         %d requests (%d events, at most %d a request; largest event %s of %s)\n",
-		d.Batches, d.Events, upload.MaxEventsPerRequest, ui.Size(int64(d.LargestEvent)), ui.Size(upload.MaxEventBytes))
-	fmt.Fprintf(w, "  trajectory           %d requests (largest %s of %s)\n",
-		d.Trajectories, ui.Size(int64(d.LargestTrajectory)), ui.Size(upload.MaxTrajectoryBytes))
-	_, err = fmt.Fprintf(w, "Total: %d requests, %s\n", d.Requests, ui.Size(d.Bytes))
+	fmt.Fprintf(w, "  round_total          1 request (expected %s)\n", ui.Count(int64(d.Expected)))
+	fmt.Fprintf(w, "  observations         %s (%s, at most %d a request; largest event %s of %s)\n",
+		ui.Plural(d.Batches, "request"), ui.Plural(d.Events, "event"), upload.MaxEventsPerRequest, ui.Size(int64(d.LargestEvent)), ui.Size(upload.MaxEventBytes))
+	fmt.Fprintf(w, "  trajectory           %s (largest %s of %s)\n",
+		ui.Plural(d.Trajectories, "request"), ui.Size(int64(d.LargestTrajectory)), ui.Size(upload.MaxTrajectoryBytes))
+	_, err = fmt.Fprintf(w, "Total: %s, %s\n", ui.Plural(d.Requests, "request"), ui.Size(d.Bytes))
 	return err
 }
 
@@ -227,14 +227,15 @@ func (a *app) printUploadSummary(s *upload.Summary) error {
 		name string
 		t    upload.Tally
 	}{{"protocol", s.Protocol}, {"round_total", s.Total}, {"events", s.Events}, {"trajectories", s.Trajectories}} {
-		fmt.Fprintf(w, "  %-13s accepted %d, duplicates %d, conflicts %d\n", row.name, row.t.Accepted, row.t.Duplicates, row.t.Conflicts)
+		fmt.Fprintf(w, "  %-13s accepted %s, duplicates %s, conflicts %s\n", row.name,
+			ui.Count(int64(row.t.Accepted)), ui.Count(int64(row.t.Duplicates)), ui.Count(int64(row.t.Conflicts)))
 	}
-	conflicts := fmt.Sprintf("conflicts %d", s.Conflicts)
+	conflicts := "conflicts " + ui.Count(int64(s.Conflicts))
 	if s.Conflicts > 0 {
 		conflicts = st.Error.Render(conflicts)
 	}
-	fmt.Fprintf(w, "Total: accepted %d, duplicates %d, %s (%d requests, %d retries, %s)\n",
-		s.Accepted, s.Duplicates, conflicts, s.Requests, s.Retries, ui.Size(s.Bytes))
+	fmt.Fprintf(w, "Total: accepted %s, duplicates %s, %s (%s)\n",
+		ui.Count(int64(s.Accepted)), ui.Count(int64(s.Duplicates)), conflicts, uploadTraffic(s))
 	if len(s.ConflictIDs) > 0 {
 		fmt.Fprintf(w, "%s\n", st.Error.Render("CONFLICTS: the platform holds different records for these trials:"))
 		for _, id := range s.ConflictIDs {
@@ -242,4 +243,24 @@ func (a *app) printUploadSummary(s *upload.Summary) error {
 		}
 	}
 	return nil
+}
+
+// uploadTraffic is what reached the server and what did not, apart: only
+// requests a server answered 2xx count as accepted, with their bytes; a
+// refused connection sent nothing anywhere (issue 27).
+func uploadTraffic(s *upload.Summary) string {
+	parts := []string{ui.Size(s.AcceptedBytes) + " accepted in " + ui.Plural(s.AcceptedRequests, "request")}
+	for _, f := range []struct {
+		n    int
+		what string
+	}{
+		{s.FailedToConnect, "failed to connect"},
+		{s.NoAnswer, "got no answer"},
+		{s.ErrorAnswers, "answered with an error"},
+	} {
+		if f.n > 0 {
+			parts = append(parts, ui.Plural(f.n, "attempt")+" "+f.what)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -39,10 +39,7 @@ func Watch(pgid int, grace time.Duration) (unwatch func(), err error) {
 	if !state.enabled {
 		return func() {}, nil
 	}
-	if !state.started {
-		state.started = true
-		state.w, state.err = start()
-	}
+	startLocked()
 	if state.err != nil {
 		return func() {}, state.err
 	}
@@ -55,6 +52,29 @@ func Watch(pgid int, grace time.Duration) (unwatch func(), err error) {
 		defer state.mu.Unlock()
 		fmt.Fprintf(state.w, "unwatch %d\n", pgid)
 	}, nil
+}
+
+// Start starts the supervisor now, if Enable was called, rather than at
+// the first Watch. Call it before starting the child to be watched: the
+// supervisor is a new process, slow to start on a loaded machine, and a
+// tpctl killed between the child's start and its Watch would leave the
+// child unguarded. With the supervisor running, Watch is one pipe write
+// right after the child starts. The error is Watch's.
+func Start() error {
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if !state.enabled {
+		return nil
+	}
+	startLocked()
+	return state.err
+}
+
+func startLocked() {
+	if !state.started {
+		state.started = true
+		state.w, state.err = start()
+	}
 }
 
 // start runs the supervisor: this executable with Arg, in its own process

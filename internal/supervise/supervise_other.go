@@ -13,3 +13,6 @@ func Watch(int, time.Duration) (func(), error) { return func() {}, nil }
 
 // Run is the supervisor's main; off Linux there is none.
 func Run() int { return 0 }
+
+// Start does nothing off Linux.
+func Start() error { return nil }
