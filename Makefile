@@ -58,6 +58,7 @@ bench:
 	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^Benchmark(ImportCmd|TranscriptsCmd|VerifyCmd|Upload10k)$$' -benchtime 1x -p 1 -timeout 60m $(BENCHFLAGS) ./importer ./upload
 	$(GO) test -run '^$$' -bench '^BenchmarkVerify100k$$' -benchtime 5x $(BENCHFLAGS) ./snapshot
 	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkTrendCmd$$' -benchtime 1x $(BENCHFLAGS) ./trend
+	cd export/duckdbtest && TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkExportParquet$$' -benchtime 1x -timeout 60m $(BENCHFLAGS) .
 
 # Every benchmark, micro-benchmarks included, for profiles.
 microbench:

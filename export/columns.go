@@ -1,5 +1,7 @@
 package export
 
+import "github.com/tuneplane/tpctl/snapshot"
+
 // The four tables. Each struct is the one definition of its columns: the
 // Parquet schema comes from the parquet tags, CSV and JSONL from the same
 // fields in the same order (see table.go), and docs/export.md's column
@@ -45,10 +47,16 @@ type RoundRow struct {
 	SESuccessClustered   *float64 `parquet:"success_rate_se_clustered,optional" doc:"task-clustered standard error; null when the snapshot has none"`
 	CI95ClusteredLow     *float64 `parquet:"success_rate_ci95_clustered_low,optional" doc:"task-clustered 95% interval, lower bound; null when the snapshot has none"`
 	CI95ClusteredHigh    *float64 `parquet:"success_rate_ci95_clustered_high,optional" doc:"task-clustered 95% interval, upper bound"`
+	NEff                 *float64 `parquet:"success_rate_n_eff,optional" doc:"effective sample size of the clustered interval (statistics.success_rate_n_eff, tpctl-snapshot/3); null with the interval"`
+	CI95ClusteredNull    *string  `parquet:"success_rate_ci95_clustered_null,optional" doc:"why the clustered interval is null (statistics.success_rate_ci95_clustered_null.code: too_few_tasks); null when there is one, or the snapshot gives no reason"`
+	CI95ClusteredNullMsg *string  `parquet:"success_rate_ci95_clustered_null_message,optional" doc:"the same reason in words"`
+	NullTasks            *int64   `parquet:"success_rate_ci95_clustered_null_tasks,optional" doc:"tasks the interval would rest on, with the reason"`
+	NullMinTasks         *int64   `parquet:"success_rate_ci95_clustered_null_min_tasks,optional" doc:"the fewest tasks tpctl gives the interval for, with the reason"`
 	PassKMax             *int64   `parquet:"pass_k_max,optional" doc:"largest k with pass@k / pass^k values; null when none"`
 	PassAtKMax           *float64 `parquet:"pass_at_k_max,optional" doc:"pass@k at k = pass_k_max"`
 	PassHatKMax          *float64 `parquet:"pass_hat_k_max,optional" doc:"pass^k at k = pass_k_max"`
 	PassKTasksCounted    *int64   `parquet:"pass_k_tasks_counted,optional" doc:"tasks pass@k and pass^k average over"`
+	PassKTasksLeftOut    *int64   `parquet:"pass_k_tasks_left_out,optional" doc:"planned tasks left out of them (the snapshot's left_out_reasons say why)"`
 	SharedVerifier       int64    `parquet:"shared_verifier" doc:"trials whose verifier shared the agent's environment"`
 	TrajectoriesCount    int64    `parquet:"trajectories_count" doc:"trajectories exported in the snapshot"`
 	TrajectoriesTrunc    int64    `parquet:"trajectories_truncated" doc:"of those, cut to the size limits"`
@@ -72,6 +80,46 @@ type TrialRow struct {
 	TaskChecksum            *string  `parquet:"task_checksum,optional" doc:"Harbor's task checksum"`
 	VerifierEnvironmentMode *string  `parquet:"verifier_environment_mode,optional,dict" doc:"Harbor's verifier environment mode"`
 	TrajectoryExported      bool     `parquet:"trajectory_exported" doc:"a trajectory of this trial is in the snapshot"`
+	// The current attempt's explanation; null when missing.
+	Explanation
+}
+
+// Explanation is what a tpctl-snapshot/3 attempt says about its verdict
+// beyond the round ID's members: the judge's detail, the phase timings,
+// the token usage and the agent. Every column is null where the snapshot
+// has the member absent or null (always, for a /1 or /2 snapshot). The
+// trials table carries the current attempt's, the attempts table each
+// attempt's own.
+type Explanation struct {
+	Detail           *string  `parquet:"detail,optional" doc:"the judge's explanation in one line (the exception's first line, the parse error, the deciding step), masked; null when absent"`
+	EnvironmentSetup *float64 `parquet:"environment_setup_sec,optional" doc:"seconds setting up the environment; null when not recorded"`
+	AgentSetup       *float64 `parquet:"agent_setup_sec,optional" doc:"seconds setting up the agent; null when not recorded"`
+	AgentExecution   *float64 `parquet:"agent_execution_sec,optional" doc:"seconds the agent ran; null when not recorded"`
+	Verifier         *float64 `parquet:"verifier_sec,optional" doc:"seconds the verifier ran; null when not recorded"`
+	InputTokens      *int64   `parquet:"input_tokens,optional" doc:"input tokens the agent reported (cache included); null when not reported"`
+	CacheTokens      *int64   `parquet:"cache_tokens,optional" doc:"of those, cache tokens; null when not reported"`
+	OutputTokens     *int64   `parquet:"output_tokens,optional" doc:"output tokens; null when not reported"`
+	CostUSD          *float64 `parquet:"cost_usd,optional" doc:"cost in US dollars the agent reported; null when not reported"`
+	AgentName        *string  `parquet:"agent_name,optional,dict" doc:"the agent that ran the attempt; null when not recorded"`
+	AgentModel       *string  `parquet:"agent_model,optional,dict" doc:"the model the agent used; null when not recorded"`
+}
+
+// explanationOf is the explanation columns of one attempt.
+func explanationOf(a *snapshot.AttemptOutcome) Explanation {
+	var e Explanation
+	if a.Detail != "" {
+		e.Detail = &a.Detail
+	}
+	if t := a.Timing; t != nil {
+		e.EnvironmentSetup, e.AgentSetup, e.AgentExecution, e.Verifier = t.EnvironmentSetup, t.AgentSetup, t.AgentExecution, t.Verifier
+	}
+	if u := a.Usage; u != nil {
+		e.InputTokens, e.CacheTokens, e.OutputTokens, e.CostUSD = u.InputTokens, u.CacheTokens, u.OutputTokens, u.CostUSD
+	}
+	if g := a.Agent; g != nil {
+		e.AgentName, e.AgentModel = &g.Name, g.Model
+	}
+	return e
 }
 
 // AttemptRow is one row per attempt of an observed trial: attempts.<ext>.
@@ -87,6 +135,7 @@ type AttemptRow struct {
 	Reward        *float64 `parquet:"reward,optional" doc:"reward when finite"`
 	ExceptionType *string  `parquet:"exception_type,optional,dict" doc:"Harbor's exception type"`
 	ResultSHA256  *string  `parquet:"result_sha256,optional" doc:"SHA-256 of the attempt's result.json"`
+	Explanation
 }
 
 // TaskRow is one row per planned task: tasks.<ext>.
@@ -103,8 +152,8 @@ type TaskRow struct {
 	SuccessRate     *float64 `parquet:"success_rate,optional" doc:"success / scored; null when nothing is scored"`
 	SuccessRateLow  *float64 `parquet:"success_rate_ci95_low,optional" doc:"Wilson 95% interval, lower bound"`
 	SuccessRateHigh *float64 `parquet:"success_rate_ci95_high,optional" doc:"Wilson 95% interval, upper bound"`
-	PassHatK        *float64 `parquet:"pass_hat_k,optional" doc:"pass^k at the round's k = pass_k_max; null when the task is not counted (a repeat not scored)"`
+	PassHatK        *float64 `parquet:"pass_hat_k,optional" doc:"pass^k at the round's k = pass_k_max, by the snapshot's rule (tpctl-snapshot/3: tasks with at least k scored repeats, using all of them; /2: tasks with every planned repeat scored), so its mean is pass_hat_k_max; null when the task is not counted"`
 	Flaky           bool     `parquet:"flaky" doc:"some scored repeats succeed and some fail"`
 	AlwaysFail      bool     `parquet:"always_fail" doc:"at least one repeat is scored and none succeeds"`
-	InfraProne      bool     `parquet:"infra_prone" doc:"at least one repeat is infra_error"`
+	InfraProne      bool     `parquet:"infra_prone" doc:"at least half of its planned repeats are infra_error (as tpctl snapshot show --tasks)"`
 }

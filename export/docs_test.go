@@ -29,7 +29,7 @@ func columnsDoc() string {
 			}
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", c.Name, c.Type, null, strings.ReplaceAll(c.Doc, "|", `\|`))
 		}
-		fmt.Fprintf(&b, "\nDuckDB, for the text formats: `read_csv('exports/*/%s.csv', header = true, columns = %s)`\n", table, export.DuckDBColumns(table))
+		fmt.Fprintf(&b, "\nDuckDB, for the text formats: `read_csv('exports/*/%s.csv', header = true, quote = '\"', escape = '\"', columns = %s)`\n", table, export.DuckDBColumns(table))
 	}
 	return b.String()
 }

@@ -4,10 +4,12 @@
 // or JSON Lines with the same typed columns in each (docs/export.md).
 //
 // Trials are one row per planned trial, missing ones included, so a
-// success rate computed from the export has the plan's denominator. The
-// plan and the observations are read as streams, merged in canonical
-// order; memory does not grow with the number of trials. The same
-// snapshots give the same bytes.
+// success rate computed from the export has the plan's denominator. Each
+// snapshot is read once, through snapshot.OpenTrials, which verifies it
+// and hands over its planned trials with their observations in the same
+// read; the rows go to a temporary folder that is published only once
+// the whole snapshot verified. Memory does not grow with the number of
+// trials. The same snapshots give the same bytes.
 package export
 
 import (
@@ -134,24 +136,36 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	src, err := round.Open(dir)
-	if err != nil {
-		return nil, err
-	}
-	m := src.Manifest
-	rid := hexOf(m.RoundID)
-	final := filepath.Join(opts.Out, "round_id="+rid)
-	part := &Partition{Snapshot: dir, RoundID: m.RoundID, Dir: final}
 	safefs.CleanLeftovers(opts.Out)
-	tmp, err := safefs.MkdirOwnedTemp(opts.Out, "round_id="+rid)
+	// The snapshot is verified in the same read that hands its trials to
+	// the writer: they go to a temporary folder, which is published only
+	// once the whole snapshot verified, and removed otherwise (even for a
+	// problem in its last line).
+	var w *partitionWriter
+	defer func() {
+		if w != nil {
+			w.discard()
+		}
+	}()
+	_, err := round.Walk(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
+		if w != nil { // reading again from the start: forget the first
+			w.discard()
+		}
+		var err error
+		w, err = newPartitionWriter(ctx, dir, m, raw, opts)
+		if err != nil {
+			return nil, err
+		}
+		return w.trial, nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("cannot create a temporary folder in %q: %w", opts.Out, err)
-	}
-	defer os.RemoveAll(tmp) // after a successful rename there is nothing left to remove
-	w := &partitionWriter{src: src, opts: opts, dir: tmp, rid: rid}
-	if err := w.write(ctx, part); err != nil {
 		return nil, err
 	}
+	part, err := w.finish()
+	if err != nil {
+		return nil, err
+	}
+	tmp, final := w.dir, part.Dir
 	if err := safefs.SyncDir(tmp); err != nil {
 		return nil, err
 	}
@@ -221,28 +235,82 @@ func sameFile(a, b string) (bool, error) {
 	}
 }
 
-// partitionWriter writes the four files of one round into dir.
+// partitionWriter writes the four files of one round into dir, a
+// temporary folder, as the trials stream past.
 type partitionWriter struct {
-	src  *round.Source
-	opts Options
-	dir  string
-	rid  string
+	ctx      context.Context
+	snapshot string // the snapshot's folder
+	m        *snapshot.Manifest
+	sha      string // of snapshot.json's bytes
+	opts     Options
+	dir      string
+	rid      string
+
+	trials   *opened[TrialRow]
+	attempts *opened[AttemptRow]
+	tasks    *opened[TaskRow]
+	cur      string // the trial being written, for the gate's message
+	task     taskAcc
+	kmax     int
+	perK     bool
+	counts   snapshot.Counts
+	part     Partition
+	n        int
+	passed   map[string]string // the tables' gate's, shared
 }
 
-// file creates one table file and returns it with its closer, which
-// fsyncs it.
+func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, manifestJSON []byte, opts Options) (w *partitionWriter, err error) {
+	rid := hexOf(m.RoundID)
+	tmp, err := safefs.MkdirOwnedTemp(opts.Out, "round_id="+rid)
+	if err != nil {
+		return nil, fmt.Errorf("cannot create a temporary folder in %q: %w", opts.Out, err)
+	}
+	sum := sha256.Sum256(manifestJSON)
+	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]string{},
+		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
+	defer func() {
+		if err != nil {
+			w.discard()
+		}
+	}()
+	rowName := func() string { return "trial " + w.cur }
+	if w.trials, err = openTable[TrialRow](w, TableTrials, rowName); err != nil {
+		return nil, err
+	}
+	if w.attempts, err = openTable[AttemptRow](w, TableAttempts, rowName); err != nil {
+		return nil, err
+	}
+	if w.tasks, err = openTable[TaskRow](w, TableTasks, func() string { return "task " + w.task.name }); err != nil {
+		return nil, err
+	}
+	if st := m.Statistics; st != nil {
+		w.kmax, w.perK = st.PassHatK.MaxK(), st.PassKTasksByK != nil
+	}
+	return w, nil
+}
+
+// discard closes the files and removes the temporary folder (after a
+// publish there is nothing left to remove).
+func (w *partitionWriter) discard() {
+	for _, o := range []interface{ abandon() }{w.trials, w.attempts, w.tasks} {
+		o.abandon()
+	}
+	os.RemoveAll(w.dir)
+}
+
+// file creates one table file.
 func (w *partitionWriter) file(table string) (*os.File, error) {
 	return os.OpenFile(filepath.Join(w.dir, table+"."+string(w.opts.Format)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 func (w *partitionWriter) meta(table string) map[string]string {
-	m := w.src.Manifest
+	m := w.m
 	p := m.Protocol
 	return map[string]string{
 		MetaExportFormat:   FormatVersion,
 		MetaTpctlVersion:   w.opts.Version,
 		MetaRoundID:        m.RoundID,
-		MetaSnapshotSHA256: w.src.SHA256,
+		MetaSnapshotSHA256: w.sha,
 		MetaTable:          table,
 		MetaDigestRules:    p.DigestRules,
 		MetaOutcomeRules:   m.OutcomeRules,
@@ -258,12 +326,12 @@ func (w *partitionWriter) meta(table string) map[string]string {
 // location is built only for a finding: the check runs for every string.
 func (w *partitionWriter) gate(table string, row func() string) gate {
 	batch := func(text []byte) bool { return w.opts.Scanner.CheckPayload("", text) != nil }
-	return gate{batch: batch, check: func(column, value string) error {
+	return gate{batch: batch, passed: w.passed, check: func(column, value string) error {
 		if w.opts.Scanner.CheckIdentity("", column, value) == nil {
 			return nil
 		}
 		// The row's name (a trial ID) may hold the very secret found.
-		where := w.opts.Scanner.Mask(fmt.Sprintf("snapshot %q %s %s", w.src.Dir, table, row()))
+		where := w.opts.Scanner.Mask(fmt.Sprintf("snapshot %q %s %s", w.snapshot, table, row()))
 		return w.opts.Scanner.CheckIdentity(where, column, value)
 	}}
 }
@@ -283,6 +351,7 @@ func openTable[T any](w *partitionWriter, name string, row func() string) (*open
 
 func (o *opened[T]) finish() error {
 	if err := o.t.close(); err != nil {
+		o.t.stop()
 		o.f.Close()
 		return err
 	}
@@ -293,142 +362,113 @@ func (o *opened[T]) finish() error {
 	return o.f.Close()
 }
 
-func (w *partitionWriter) write(ctx context.Context, part *Partition) (err error) {
-	m := w.src.Manifest
-	cur := ""
-	rowName := func() string { return "trial " + cur }
-	trials, err := openTable[TrialRow](w, TableTrials, rowName)
-	if err != nil {
-		return err
+// abandon ends the table's writing and closes the file, written or not;
+// nil does nothing.
+func (o *opened[T]) abandon() {
+	if o != nil {
+		o.t.stop()
+		o.f.Close()
 	}
-	defer trials.f.Close()
-	attempts, err := openTable[AttemptRow](w, TableAttempts, rowName)
-	if err != nil {
-		return err
-	}
-	defer attempts.f.Close()
-	curTask := ""
-	tasks, err := openTable[TaskRow](w, TableTasks, func() string { return "task " + curTask })
-	if err != nil {
-		return err
-	}
-	defer tasks.f.Close()
+}
 
-	kmax := 0
-	if m.Statistics != nil {
-		kmax = m.Statistics.PassHatK.MaxK()
-	}
-	var task taskAcc
-	flushTask := func() error {
-		if task.name == "" {
-			return nil
+// trial writes one planned trial: its trials row, its attempts rows, and
+// its task's row once the task ends.
+func (w *partitionWriter) trial(t round.TrialState) error {
+	if w.n++; w.n%1024 == 0 {
+		if err := w.ctx.Err(); err != nil {
+			return err
 		}
-		curTask = task.name
-		row := task.row(w.rid, kmax)
-		part.Tasks++
-		return tasks.t.write(&row)
 	}
-	var counts snapshot.Counts
-	err = w.walk(ctx, func(t round.TrialState) error {
-		cur = snapshot.TrialID(t.Task, t.Repeat)
-		if t.Task != task.name {
-			if err := flushTask(); err != nil {
+	w.cur = snapshot.TrialID(t.Task, t.Repeat)
+	if t.Task != w.task.name {
+		if err := w.flushTask(); err != nil {
+			return err
+		}
+		w.task = taskAcc{name: t.Task}
+	}
+	row := TrialRow{RoundID: w.rid, TrialID: w.cur, Task: t.Task, Repeat: int64(t.Repeat), TrajectoryExported: t.Trajectory}
+	o := t.Observation
+	if o == nil {
+		row.Status = StatusMissing
+		w.counts.Missing++
+	} else {
+		if o.TrialID != w.cur {
+			return &SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("observation %q does not have the trial ID %q its task and repeat give", o.TrialID, w.cur)}
+		}
+		row.Status, row.Reason, row.Reward, row.ExceptionType = o.Status, &o.Reason, o.Reward, o.ExceptionType
+		row.Attempts, row.TrialAttempt, row.Trainable = int64(o.Attempts), ptr(int64(o.TrialAttempt)), o.Trainable
+		row.ResultSHA256, row.TaskChecksum, row.VerifierEnvironmentMode = o.Evidence.ResultSHA256, o.Evidence.TaskChecksum, o.Evidence.VerifierEnvironmentMode
+		if n := len(o.AttemptOutcomes); n > 0 {
+			row.Explanation = explanationOf(&o.AttemptOutcomes[n-1])
+		}
+		switch o.Status {
+		case snapshot.StatusSuccess:
+			w.counts.Success++
+		case snapshot.StatusFailure:
+			w.counts.Failure++
+		case snapshot.StatusInfraError:
+			w.counts.InfraError++
+		default:
+			w.counts.Unscored++
+		}
+		for i := range o.AttemptOutcomes {
+			a := &o.AttemptOutcomes[i]
+			ar := AttemptRow{RoundID: w.rid, TrialID: w.cur, Task: t.Task, Repeat: int64(t.Repeat), Retry: int64(a.Retry),
+				Current: a.Retry == o.TrialAttempt, Status: a.Status, Reason: a.Reason, Reward: a.Reward,
+				ExceptionType: a.ExceptionType, ResultSHA256: a.ResultSHA256, Explanation: explanationOf(a)}
+			if err := w.attempts.t.write(&ar); err != nil {
 				return err
 			}
-			task = taskAcc{name: t.Task}
+			w.part.Attempts++
 		}
-		row := TrialRow{RoundID: w.rid, TrialID: cur, Task: t.Task, Repeat: int64(t.Repeat), TrajectoryExported: w.src.Trajectories[cur]}
-		o := t.Observation
-		if o == nil {
-			row.Status = StatusMissing
-			counts.Missing++
-		} else {
-			if o.TrialID != cur {
-				return fmt.Errorf("observation %q does not have the trial ID %q its task and repeat give", o.TrialID, cur)
-			}
-			row.Status, row.Reason, row.Reward, row.ExceptionType = o.Status, &o.Reason, o.Reward, o.ExceptionType
-			row.Attempts, row.TrialAttempt, row.Trainable = int64(o.Attempts), ptr(int64(o.TrialAttempt)), o.Trainable
-			row.ResultSHA256, row.TaskChecksum, row.VerifierEnvironmentMode = o.Evidence.ResultSHA256, o.Evidence.TaskChecksum, o.Evidence.VerifierEnvironmentMode
-			switch o.Status {
-			case snapshot.StatusSuccess:
-				counts.Success++
-			case snapshot.StatusFailure:
-				counts.Failure++
-			case snapshot.StatusInfraError:
-				counts.InfraError++
-			default:
-				counts.Unscored++
-			}
-			for _, a := range o.AttemptOutcomes {
-				ar := AttemptRow{RoundID: w.rid, TrialID: cur, Task: t.Task, Repeat: int64(t.Repeat), Retry: int64(a.Retry),
-					Current: a.Retry == o.TrialAttempt, Status: a.Status, Reason: a.Reason, Reward: a.Reward,
-					ExceptionType: a.ExceptionType, ResultSHA256: a.ResultSHA256}
-				if err := attempts.t.write(&ar); err != nil {
-					return err
-				}
-				part.Attempts++
-			}
-		}
-		task.add(row.Status)
-		part.Trials++
-		return trials.t.write(&row)
-	})
-	if err != nil {
-		return err
 	}
-	if err := flushTask(); err != nil {
-		return err
+	w.task.add(row.Status)
+	w.part.Trials++
+	return w.trials.t.write(&row)
+}
+
+func (w *partitionWriter) flushTask() error {
+	if w.task.name == "" {
+		return nil
 	}
-	counts.Expected = int(part.Trials)
-	// Verification checked these counts; reading the files again found
-	// others, so they changed in between.
-	if counts != m.Counts {
-		return &SnapshotError{Dir: w.src.Dir, Err: fmt.Errorf("the observations changed after verification (counts %+v, manifest %+v); export again", counts, m.Counts)}
+	row := w.task.row(w.rid, w.kmax, w.perK)
+	w.part.Tasks++
+	return w.tasks.t.write(&row)
+}
+
+// finish ends the tables once the snapshot verified, and writes rounds.
+func (w *partitionWriter) finish() (*Partition, error) {
+	if err := w.flushTask(); err != nil {
+		return nil, err
 	}
-	for _, o := range []interface{ finish() error }{trials, attempts, tasks} {
+	w.counts.Expected = int(w.part.Trials)
+	// Verification checked these counts over the very bytes read here;
+	// other counts would be a tpctl bug, never exported.
+	if w.counts != w.m.Counts {
+		return nil, &SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("the verified trials give counts %+v, not the manifest's %+v (a tpctl bug; please report it)", w.counts, w.m.Counts)}
+	}
+	for _, o := range []interface{ finish() error }{w.trials, w.attempts, w.tasks} {
 		if err := o.finish(); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	rounds, err := openTable[RoundRow](w, TableRounds, func() string { return "round" })
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer rounds.f.Close()
-	rr := roundRow(w.rid, w.opts.Version, w.src.SHA256, m)
+	rr := roundRow(w.rid, w.opts.Version, w.sha, w.m)
 	if err := rounds.t.write(&rr); err != nil {
-		return err
+		return nil, err
 	}
-	return rounds.finish()
+	if err := rounds.finish(); err != nil {
+		return nil, err
+	}
+	return &w.part, nil
 }
 
 // StatusMissing is the trials status of a planned trial with no attempt.
 const StatusMissing = "missing"
-
-// walk calls fn for every planned trial in canonical order, with its
-// observation when it has one.
-func (w *partitionWriter) walk(ctx context.Context, fn func(round.TrialState) error) error {
-	n := 0
-	for t, err := range w.src.Trials() {
-		if err != nil {
-			return err
-		}
-		if n++; n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		if err := fn(t); err != nil {
-			var se *SnapshotError
-			var ie *redact.IdentityError
-			if errors.As(err, &se) || errors.As(err, &ie) {
-				return err
-			}
-			return &SnapshotError{Dir: w.src.Dir, Err: err}
-		}
-	}
-	return nil
-}
 
 func ptr[T any](v T) *T { return &v }
 
@@ -454,17 +494,19 @@ func (a *taskAcc) add(status string) {
 	}
 }
 
-func (a *taskAcc) row(rid string, kmax int) TaskRow {
+func (a *taskAcc) row(rid string, kmax int, perK bool) TaskRow {
 	scored := a.success + a.failure
 	r := TaskRow{RoundID: rid, Task: a.name, Planned: a.planned, Success: a.success, Failure: a.failure,
 		InfraError: a.infraError, Unscored: a.unscored, Missing: a.missing, Scored: scored,
-		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0}
+		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0 && 2*a.infraError >= a.planned}
 	if rate, ci := snapshot.Rate(int(a.success), int(scored)); rate != nil {
 		r.SuccessRate, r.SuccessRateLow, r.SuccessRateHigh = rate, &ci[0], &ci[1]
 	}
-	// The same rule as the snapshot's statistics: a task counts when every
-	// planned repeat is scored.
-	if kmax > 0 && scored == a.planned && int(a.planned) >= kmax {
+	// The same rule as the snapshot's statistics, so the mean over the
+	// counted tasks is the round's pass_hat_k_max: from tpctl-snapshot/3 a
+	// task counts with at least k scored repeats, using all of them; in
+	// tpctl-snapshot/2 when every planned repeat is scored.
+	if kmax > 0 && int(scored) >= kmax && (perK || scored == a.planned) {
 		r.PassHatK = ptr(stats.Round12(stats.PassHatK(int(a.planned), int(a.success), kmax)))
 	}
 	return r
@@ -497,8 +539,13 @@ func roundRow(rid, version, sha string, m *snapshot.Manifest) RoundRow {
 		if ci := st.SuccessRateCI95Clustered; ci != nil {
 			r.CI95ClusteredLow, r.CI95ClusteredHigh = &ci[0], &ci[1]
 		}
+		r.NEff = st.SuccessRateNEff
+		if why := st.SuccessRateCI95ClusteredNull; why != nil {
+			r.CI95ClusteredNull, r.CI95ClusteredNullMsg = &why.Code, &why.Message
+			r.NullTasks, r.NullMinTasks = ptr(int64(why.Tasks)), ptr(int64(why.MinTasks))
+		}
 		if st.PassKTasks != nil { // tpctl-snapshot/2: one counted set for every k
-			r.PassKTasksCounted = ptr(int64(st.PassKTasks.Counted))
+			r.PassKTasksCounted, r.PassKTasksLeftOut = ptr(int64(st.PassKTasks.Counted)), ptr(int64(st.PassKTasks.LeftOut))
 		}
 		if k := st.PassHatK.MaxK(); k > 0 {
 			at, _ := st.PassAtK.K(k)
@@ -506,7 +553,7 @@ func roundRow(rid, version, sha string, m *snapshot.Manifest) RoundRow {
 			r.PassKMax, r.PassAtKMax, r.PassHatKMax = ptr(int64(k)), &at, &hat
 			// tpctl-snapshot/3 counts the tasks per k; the row's k is the largest.
 			if t, ok := st.PassKTasksByK.K(k); ok {
-				r.PassKTasksCounted = ptr(int64(t.Counted))
+				r.PassKTasksCounted, r.PassKTasksLeftOut = ptr(int64(t.Counted)), ptr(int64(t.LeftOut))
 			}
 		}
 	}

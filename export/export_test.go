@@ -3,9 +3,12 @@ package export_test
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -143,6 +146,50 @@ func TestExportFormats(t *testing.T) {
 	}
 }
 
+// TestExportStartsOver: a snapshot whose plan.json is not in the form the
+// single read takes (here re-indented, its SHA-256 updated, which
+// verification accepts) is read again as snapshot.Open reads it; what the
+// first reading wrote is forgotten, and the tables are those of the
+// original snapshot.
+func TestExportStartsOver(t *testing.T) {
+	dir, m := build(t, mixed)
+	re := filepath.Join(t.TempDir(), "reindented")
+	if err := os.CopyFS(re, os.DirFS(dir)); err != nil {
+		t.Fatal(err)
+	}
+	pp := filepath.Join(re, snapshot.PlanFile)
+	var plan any
+	if err := json.Unmarshal(readAll(t, pp), &plan); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.MarshalIndent(plan, "", "  ")
+	if err := os.WriteFile(pp, append(b, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(append(b, '\n'))
+	mp := filepath.Join(re, snapshot.ManifestFile)
+	if err := os.WriteFile(mp, []byte(strings.Replace(string(readAll(t, mp)), m.Files[snapshot.PlanFile], hex.EncodeToString(sum[:]), 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := snapshot.Verify(re); err != nil || !rep.OK {
+		t.Fatalf("the re-indented snapshot does not verify: %+v, %v", rep, err)
+	}
+	a, b2 := t.TempDir(), t.TempDir()
+	pa, pb := run(t, export.JSONL, a, dir), run(t, export.JSONL, b2, re)
+	if pa[0].Trials != pb[0].Trials || pb[0].Trials != 9 || pa[0].Attempts != pb[0].Attempts || pa[0].Tasks != pb[0].Tasks {
+		t.Errorf("partitions %+v and %+v", pa[0], pb[0])
+	}
+	for _, tb := range []string{export.TableTrials, export.TableAttempts, export.TableTasks} {
+		name := "round_id=" + strings.TrimPrefix(m.RoundID, "native:") + "/" + tb + ".jsonl"
+		if string(readAll(t, filepath.Join(a, name))) != string(readAll(t, filepath.Join(b2, name))) {
+			t.Errorf("%s differs from the original snapshot's", name)
+		}
+	}
+	if ents, _ := os.ReadDir(b2); len(ents) != 1 {
+		t.Errorf("output folder has %v, want the one partition", ents)
+	}
+}
+
 func TestParquetFooterAndTypes(t *testing.T) {
 	dir, m := build(t, mixed)
 	out := t.TempDir()
@@ -191,6 +238,12 @@ func TestParquetFooterAndTypes(t *testing.T) {
 	if r.Expected != 9 || r.Missing != 1 || r.Label != "degraded" || *r.SuccessRate != *m.SuccessRate || r.ProtocolKey != export.ProtocolKey(m) {
 		t.Errorf("rounds row = %+v", r)
 	}
+	// Three tasks: no clustered interval, and the snapshot's reason why.
+	why := m.Statistics.SuccessRateCI95ClusteredNull
+	if why == nil || r.CI95ClusteredLow != nil || r.NEff != nil || r.CI95ClusteredNull == nil || *r.CI95ClusteredNull != why.Code ||
+		*r.CI95ClusteredNullMsg != why.Message || *r.NullTasks != 3 || *r.NullMinTasks != int64(why.MinTasks) {
+		t.Errorf("rounds null interval: %v %v %v, snapshot %+v", r.CI95ClusteredNull, r.NullTasks, r.NullMinTasks, why)
+	}
 }
 
 func TestExportRefuses(t *testing.T) {
@@ -213,6 +266,45 @@ func TestExportRefuses(t *testing.T) {
 			t.Errorf("output folder has %v after a refused export", ents)
 		}
 	})
+	// A change to the last observation, its SHA-256 updated in the
+	// manifest, is found only when the whole round has been re-derived:
+	// still no partition of it, and the good round before it is exported.
+	t.Run("corrupted near its end", func(t *testing.T) {
+		trials := map[string]string{}
+		for i := range 3000 {
+			trials[fmt.Sprintf("t%04d#%d", i/3, i%3)] = []string{"success", "failure", "infra_error"}[i%3]
+		}
+		good, _ := build(t, mixed)
+		bad, m := build(t, trials)
+		p := filepath.Join(bad, snapshot.ObservationsFile)
+		b := readAll(t, p)
+		i := strings.LastIndex(string(b), `"infra_error"`)
+		if i < len(b)-400 {
+			t.Fatalf("last infra_error at %d of %d bytes", i, len(b))
+		}
+		b = []byte(string(b[:i]) + strings.Replace(string(b[i:]), `"infra_error"`, `"failure"`, 2))
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		mp := filepath.Join(bad, snapshot.ManifestFile)
+		if err := os.WriteFile(mp, []byte(strings.Replace(string(readAll(t, mp)), m.Files[snapshot.ObservationsFile], hex.EncodeToString(sum[:]), 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		ps, err := export.Run(context.Background(), []string{good, bad}, export.Options{Format: export.Parquet, Out: out})
+		var se *export.SnapshotError
+		if !errors.As(err, &se) || !errors.Is(err, export.ErrUnverified) || se.Dir != bad {
+			t.Fatalf("err = %v", err)
+		}
+		if !strings.Contains(err.Error(), "observations.jsonl") {
+			t.Errorf("the problem does not name the observations: %v", err)
+		}
+		ents, _ := os.ReadDir(out)
+		if len(ps) != 1 || len(ents) != 1 || ents[0].Name() != filepath.Base(ps[0].Dir) {
+			t.Errorf("output folder has %v after the second round was refused, want only %v", ents, ps)
+		}
+	})
 	t.Run("secret", func(t *testing.T) {
 		out := t.TempDir()
 		// The task name "b" is a "secret" here: an exported string.
@@ -224,6 +316,29 @@ func TestExportRefuses(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), `c,"quoted-task-name"`) {
 			t.Errorf("error quotes the secret: %v", err)
+		}
+		if ents, _ := os.ReadDir(out); len(ents) != 0 {
+			t.Errorf("output folder has %v after a refused export", ents)
+		}
+	})
+	// The judge's detail of a tpctl-snapshot/3 attempt is an exported
+	// string like any other.
+	t.Run("secret in a detail", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "snap")
+		if _, err := comparetest.Build(dir, comparetest.Spec{Trials: map[string]string{"a#0": "failure", "b#0": "success"},
+			Explain: func(task string, _ int, a *snapshot.AttemptOutcome) {
+				if task == "b" {
+					a.Detail = "login failed for hunter2-s3cret-value"
+				}
+			}}); err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		sc := redact.NewScanner([]string{"TPCTL_TEST_TOKEN=hunter2-s3cret-value"})
+		_, err := export.Run(context.Background(), []string{dir}, export.Options{Format: export.Parquet, Out: out, Scanner: sc})
+		var ie *redact.IdentityError
+		if !errors.As(err, &ie) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "detail") {
+			t.Fatalf("err = %v, want an identity error naming the detail column", err)
 		}
 		if ents, _ := os.ReadDir(out); len(ents) != 0 {
 			t.Errorf("output folder has %v after a refused export", ents)

@@ -57,18 +57,28 @@ const (
 
 type field struct {
 	Column
-	index int
+	index []int // into the row struct, through embedded ones
 	kind  kind
 	ptr   bool
 }
 
+// fieldsOf lists the columns of a row struct in file order; an embedded
+// struct's fields are columns in its place, as parquet-go flattens them.
 func fieldsOf(t reflect.Type) []field {
-	var fs []field
+	return appendFields(nil, t, nil)
+}
+
+func appendFields(fs []field, t reflect.Type, index []int) []field {
 	for i := range t.NumField() {
 		sf := t.Field(i)
+		at := append(index[:len(index):len(index)], i)
+		if sf.Anonymous {
+			fs = appendFields(fs, sf.Type, at)
+			continue
+		}
 		name, _, _ := strings.Cut(sf.Tag.Get("parquet"), ",")
 		ft := sf.Type
-		f := field{Column: Column{Name: name, Doc: sf.Tag.Get("doc")}, index: i}
+		f := field{Column: Column{Name: name, Doc: sf.Tag.Get("doc")}, index: at}
 		if ft.Kind() == reflect.Pointer {
 			f.ptr, f.Nullable, ft = true, true, ft.Elem()
 		}
@@ -152,11 +162,19 @@ const batch = 512
 type checkFunc func(column, value string) error
 
 // gate is the outgoing-text gate of one table: check for one value, and
-// batch for a row's new strings joined by newlines, which the check then
-// locates (a match only across two values is no secret in either).
+// batch for a row's new strings joined by NUL bytes, which the check then
+// locates (a match only across two values is no secret in either). NUL,
+// not a newline: the gate also scans text with its line breaks removed,
+// for a secret folded across lines, which would scan every batch twice;
+// a value's own line breaks are still in the batch, and no detector
+// matches a NUL where it would not match the end of a value.
 type gate struct {
 	check checkFunc
 	batch func(text []byte) bool // reports whether text may carry a secret
+	// passed is the last value that passed per column name, shared by
+	// the tables of one round: a value repeated from one row to the next,
+	// or from an attempt to its trial, is not scanned again.
+	passed map[string]string
 }
 
 // table writes rows of one type to w in one format.
@@ -165,18 +183,27 @@ type table[T any] struct {
 	w      *bufio.Writer
 	fields []field
 	gate   gate
-	last   []string // last value checked per column: repeats are not scanned again
-	joined []byte   // the row's new strings, for one scan
+	joined []byte        // the row's new strings, for one scan
+	fresh  []freshString // the same, one by one
 	buf    []byte
 	pw     *parquet.GenericWriter[T]
 	rows   []T
 	inRG   int
 	n      int64
+	// The Parquet encoding runs on a goroutine of its own (run), fed
+	// batches of rows through full and handing them back through free, so
+	// it overlaps the reading and checking of the next rows.
+	full   chan []T
+	free   chan []T
+	ended  chan error
+	closed bool
 }
 
 func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string) *table[T] {
 	t := &table[T]{format: format, w: bufio.NewWriterSize(w, 64<<10), fields: fieldsOf(reflect.TypeFor[T]()), gate: g}
-	t.last = make([]string, len(t.fields))
+	if t.gate.passed == nil {
+		t.gate.passed = map[string]string{}
+	}
 	switch format {
 	case Parquet:
 		opts := []parquet.WriterOption{
@@ -189,6 +216,8 @@ func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string)
 		}
 		t.pw = parquet.NewGenericWriter[T](t.w, opts...)
 		t.rows = make([]T, 0, batch)
+		t.full, t.free, t.ended = make(chan []T, 2), make(chan []T, 3), make(chan error, 1)
+		go t.run()
 	case CSV:
 		for i, f := range t.fields {
 			if i > 0 {
@@ -204,25 +233,22 @@ func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string)
 // write adds one row, after its strings passed the gate.
 func (t *table[T]) write(row *T) error {
 	v := reflect.ValueOf(row).Elem()
-	t.joined = t.joined[:0]
+	t.joined, t.fresh = t.joined[:0], t.fresh[:0]
 	for i, f := range t.fields {
-		if s, ok := t.newString(v, i, f); ok {
-			t.joined = append(append(t.joined, s...), '\n')
+		if s, ok := t.newString(v, f); ok {
+			t.joined = append(append(t.joined, s...), 0)
+			t.fresh = append(t.fresh, freshString{i, s})
 		}
 	}
 	if len(t.joined) > 0 && t.gate.batch(t.joined) {
-		for i, f := range t.fields {
-			if s, ok := t.newString(v, i, f); ok {
-				if err := t.gate.check(f.Name, s); err != nil {
-					return err
-				}
+		for _, fs := range t.fresh {
+			if err := t.gate.check(t.fields[fs.field].Name, fs.value); err != nil {
+				return err
 			}
 		}
 	}
-	for i, f := range t.fields {
-		if s, ok := t.newString(v, i, f); ok {
-			t.last[i] = s
-		}
+	for _, fs := range t.fresh {
+		t.gate.passed[t.fields[fs.field].Name] = fs.value
 	}
 	t.n++
 	switch t.format {
@@ -246,12 +272,13 @@ func (t *table[T]) write(row *T) error {
 }
 
 // newString returns field f of the row when it is a string the gate has
-// not seen in the row before.
-func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
+// not just passed in a column of that name (of this table or another
+// that shares the gate's passed: an attempt's trial ID, then its trial's).
+func (t *table[T]) newString(v reflect.Value, f field) (string, bool) {
 	if f.kind != kString {
 		return "", false
 	}
-	fv := v.Field(f.index)
+	fv := v.FieldByIndex(f.index)
 	if f.ptr {
 		if fv.IsNil() {
 			return "", false
@@ -259,30 +286,69 @@ func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
 		fv = fv.Elem()
 	}
 	s := fv.String()
-	return s, s != "" && s != t.last[i]
+	return s, s != "" && s != t.gate.passed[f.Name]
 }
 
+// freshString is a string of a row that the gate checks: its field and
+// its value.
+type freshString struct {
+	field int
+	value string
+}
+
+// flushRows hands the batch of rows to run and takes an empty one.
 func (t *table[T]) flushRows() error {
 	if len(t.rows) == 0 {
 		return nil
 	}
-	if _, err := t.pw.Write(t.rows); err != nil {
-		return err
-	}
-	t.inRG += len(t.rows)
-	clear(t.rows)
-	t.rows = t.rows[:0]
-	if t.inRG >= rowsPerGroup {
-		t.inRG = 0
-		return t.pw.Flush()
+	t.full <- t.rows
+	select {
+	case t.rows = <-t.free:
+	default:
+		t.rows = make([]T, 0, batch)
 	}
 	return nil
+}
+
+// run writes the batches to the Parquet writer, row groups of at most
+// rowsPerGroup rows; after an error it only hands the batches back. Its
+// error is sent on ended when full is closed.
+func (t *table[T]) run() {
+	var err error
+	for rows := range t.full {
+		if err == nil {
+			_, err = t.pw.Write(rows)
+			if t.inRG += len(rows); err == nil && t.inRG >= rowsPerGroup {
+				t.inRG = 0
+				err = t.pw.Flush()
+			}
+		}
+		clear(rows)
+		select {
+		case t.free <- rows[:0]:
+		default:
+		}
+	}
+	t.ended <- err
+}
+
+// stop ends run, if it runs, and returns its error.
+func (t *table[T]) stop() error {
+	if t.full == nil || t.closed {
+		return nil
+	}
+	t.closed = true
+	close(t.full)
+	return <-t.ended
 }
 
 // close finishes the file (the Parquet footer) and flushes w.
 func (t *table[T]) close() error {
 	if t.format == Parquet {
 		if err := t.flushRows(); err != nil {
+			return err
+		}
+		if err := t.stop(); err != nil {
 			return err
 		}
 		if err := t.pw.Close(); err != nil {
@@ -301,7 +367,7 @@ func appendCSV(b []byte, v reflect.Value, fields []field) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		if f.ptr {
 			if fv.IsNil() {
 				continue
@@ -335,7 +401,7 @@ func appendJSONL(b []byte, v reflect.Value, fields []field) []byte {
 		}
 		b = appendJSONString(b, f.Name)
 		b = append(b, ':')
-		fv := v.Field(f.index)
+		fv := v.FieldByIndex(f.index)
 		if f.ptr {
 			if fv.IsNil() {
 				b = append(b, "null"...)

@@ -3,14 +3,10 @@ package importer
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/internal/harborgen"
@@ -23,86 +19,18 @@ import (
 // untimed warm-up of each, so both sides see the same page cache and the
 // same background load, and both are summarised by the same statistic: the
 // median, printed with the min and max. TPCTL_BENCH_ROUNDS sets the number
-// of pairs (default 5); make bench runs them.
-//
-// Peak RSS is measured with /usr/bin/time (internal/benchcmd says why).
-// Linux-only: ru_maxrss units and /usr/bin/time -f differ elsewhere.
-
-var (
-	tpctlOnce sync.Once
-	tpctlBin  string
-	tpctlErr  error
-)
+// of pairs (default 5); make bench runs them. The harness (the build, the
+// timing and peak RSS of a child, the spreads) is internal/benchcmd's.
 
 // buildTpctl builds the command once per test process.
 func buildTpctl(b *testing.B) string {
 	b.Helper()
-	tpctlOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "tpctl-bench-bin-")
-		if err != nil {
-			tpctlErr = err
-			return
-		}
-		benchCleanup = append(benchCleanup, func() { os.RemoveAll(dir) })
-		tpctlBin = filepath.Join(dir, "tpctl")
-		out, err := exec.Command("go", "build", "-o", tpctlBin, "../cmd/tpctl").CombinedOutput()
-		if err != nil {
-			tpctlErr = fmt.Errorf("go build ../cmd/tpctl: %v\n%s", err, out)
-		}
-	})
-	if tpctlErr != nil {
-		b.Fatal(tpctlErr)
-	}
-	return tpctlBin
-}
-
-// benchRounds is the number of alternating (cat, tpctl) pairs.
-func benchRounds(b *testing.B) int {
-	v := os.Getenv("TPCTL_BENCH_ROUNDS")
-	if v == "" {
-		return 5
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		b.Fatalf("TPCTL_BENCH_ROUNDS=%q: want a positive count", v)
-	}
-	return n
-}
-
-// run is one timed child process.
-type run struct {
-	wall, cpu time.Duration
-	rssKiB    int64 // -1 when unknown
-}
-
-// timeChild runs args (under /usr/bin/time when present) and times it.
-func timeChild(b *testing.B, usage string, args ...string) run {
-	b.Helper()
-	r := benchcmd.Time(b, usage, args...)
-	return run{wall: r.Wall, cpu: r.CPU, rssKiB: r.RSSKiB}
-}
-
-// spread is the min, median and max of a sample.
-type spread struct{ min, med, max float64 }
-
-func spreadOf(xs []float64) spread {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return spread{s[0], med, s[n-1]}
-}
-
-func (s spread) String() string {
-	return fmt.Sprintf("min %.3f median %.3f max %.3f", s.min, s.med, s.max)
+	return benchcmd.Tpctl(b, "..")
 }
 
 // sideBySide is the result of alternating runs of tpctl and cat.
 type sideBySide struct {
-	tool, cat, cpu, rss spread
+	tool, cat, cpu, rss benchcmd.Spread
 }
 
 // alternate writes list (one file per line) and runs cat over it and
@@ -116,35 +44,34 @@ func alternate(b *testing.B, files []string, tool func(i int) []string) sideBySi
 	}
 	usage := filepath.Join(dir, "usage")
 	catArgs := []string{"sh", "-c", `xargs cat < "$1" > /dev/null`, "sh", list}
-	timeChild(b, usage, catArgs...)
-	timeChild(b, usage, tool(-1)...)
-	rounds := benchRounds(b)
+	benchcmd.Time(b, usage, catArgs...)
+	benchcmd.Time(b, usage, tool(-1)...)
 	var tool_, cat, cpu, rss []float64
-	for i := range rounds {
-		c := timeChild(b, usage, catArgs...)
-		t := timeChild(b, usage, tool(i)...)
-		cat = append(cat, c.wall.Seconds())
-		tool_ = append(tool_, t.wall.Seconds())
-		cpu = append(cpu, t.cpu.Seconds())
-		rss = append(rss, float64(t.rssKiB)/1024)
+	for i := range benchcmd.Rounds(b) {
+		c := benchcmd.Time(b, usage, catArgs...)
+		t := benchcmd.Time(b, usage, tool(i)...)
+		cat = append(cat, c.Wall.Seconds())
+		tool_ = append(tool_, t.Wall.Seconds())
+		cpu = append(cpu, t.CPU.Seconds())
+		rss = append(rss, t.RSSMiB())
 	}
-	return sideBySide{tool: spreadOf(tool_), cat: spreadOf(cat), cpu: spreadOf(cpu), rss: spreadOf(rss)}
+	return sideBySide{tool: benchcmd.SpreadOf(tool_), cat: benchcmd.SpreadOf(cat), cpu: benchcmd.SpreadOf(cpu), rss: benchcmd.SpreadOf(rss)}
 }
 
 // report logs the spreads and reports the medians.
 func (r sideBySide) report(b *testing.B, what string) {
 	b.Helper()
-	ratio := r.tool.med / r.cat.med
+	ratio := r.tool.Med / r.cat.Med
 	b.Logf("%s wall s: %v", what, r.tool)
 	b.Logf("cat wall s: %v", r.cat)
 	b.Logf("%s CPU s: %v", what, r.cpu)
 	b.Logf("%s peak RSS MiB: %v", what, r.rss)
 	b.Logf("ratio of medians: %.2f× cat", ratio)
-	b.ReportMetric(r.tool.med, "s/run")
-	b.ReportMetric(r.cat.med, "cat-s")
+	b.ReportMetric(r.tool.Med, "s/run")
+	b.ReportMetric(r.cat.Med, "cat-s")
 	b.ReportMetric(ratio, "x-cat")
-	b.ReportMetric(r.cpu.med, "cpu-s")
-	b.ReportMetric(r.rss.max, "peak-RSS-MiB")
+	b.ReportMetric(r.cpu.Med, "cpu-s")
+	b.ReportMetric(r.rss.Max, "peak-RSS-MiB")
 }
 
 // resultFiles lists the job's result.json files in plan order.
@@ -223,10 +150,10 @@ func BenchmarkTranscriptsCmd(b *testing.B) {
 		})
 		r.report(b, "import --trace-limit 128")
 		mb := float64(total) / 1e6
-		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f (cat median %.0f)", mb/r.tool.max, mb/r.tool.med, mb/r.tool.min, mb/r.cat.med)
-		b.ReportMetric(mb/r.tool.med, "MB/s")
+		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f (cat median %.0f)", mb/r.tool.Max, mb/r.tool.Med, mb/r.tool.Min, mb/r.cat.Med)
+		b.ReportMetric(mb/r.tool.Med, "MB/s")
 		// CPU-bound, so on a shared machine this is the steadier figure.
-		b.ReportMetric(mb/r.cpu.med, "MB/cpu-s")
+		b.ReportMetric(mb/r.cpu.Med, "MB/cpu-s")
 	}
 }
 
@@ -242,7 +169,7 @@ func BenchmarkVerifyCmd(b *testing.B) {
 	bin := buildTpctl(b)
 	job := benchJobWith(b, 100_000, harborgen.Options{IndentPlan: true})
 	snap := filepath.Join(b.TempDir(), "snap")
-	timeChild(b, filepath.Join(b.TempDir(), "usage"), bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap)
+	benchcmd.Time(b, filepath.Join(b.TempDir(), "usage"), bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap)
 	var files []string
 	var total int64
 	err := filepath.WalkDir(snap, func(p string, d os.DirEntry, err error) error {
@@ -264,8 +191,8 @@ func BenchmarkVerifyCmd(b *testing.B) {
 		r := alternate(b, files, func(int) []string { return []string{bin, "snapshot", "verify", snap} })
 		r.report(b, "snapshot verify")
 		mb := float64(total) / 1e6
-		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f over %.1f MB (cat median %.0f)", mb/r.tool.max, mb/r.tool.med, mb/r.tool.min, mb, mb/r.cat.med)
-		b.ReportMetric(mb/r.tool.med, "MB/s")
-		b.ReportMetric(mb/r.cpu.med, "MB/cpu-s")
+		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f over %.1f MB (cat median %.0f)", mb/r.tool.Max, mb/r.tool.Med, mb/r.tool.Min, mb, mb/r.cat.Med)
+		b.ReportMetric(mb/r.tool.Med, "MB/s")
+		b.ReportMetric(mb/r.cpu.Med, "MB/cpu-s")
 	}
 }

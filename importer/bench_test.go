@@ -9,13 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/internal/harborgen"
 )
 
 var benchJobs sync.Map
-
-// benchCleanup runs after all tests and benchmarks (TestMain).
-var benchCleanup []func()
 
 // benchJob generates (once per process) a synthetic Harbor job of n trials.
 func benchJob(b *testing.B, n int) *harborgen.Job { return benchJobWith(b, n, harborgen.Options{}) }
@@ -42,12 +40,11 @@ func benchJobWith(b *testing.B, n int, o harborgen.Options) *harborgen.Job {
 	return job
 }
 
-// TestMain removes the generated benchmark jobs after all tests ran.
+// TestMain removes the generated benchmark jobs and the built tpctl after
+// all tests ran.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	for _, f := range benchCleanup {
-		f()
-	}
+	benchcmd.Cleanup()
 	benchJobs.Range(func(_, v any) bool {
 		os.RemoveAll(v.(*harborgen.Job).Root)
 		return true

@@ -1,6 +1,7 @@
 // Package round reads verified snapshots for the commands that look at
-// many rounds (export, trend, gate): a Source streams every planned trial
-// with its observation in canonical order; a Round keeps each trial's
+// many rounds (export, trend, gate), each through snapshot.OpenTrials, so
+// what they read is what was verified: Walk hands every planned trial
+// with its observation to a visitor in canonical order; a Round keeps each trial's
 // status in memory and computes counts, rates and intervals over any
 // subset of its tasks, and the paired difference between two rounds, by
 // the same code as the snapshot and compare packages.
@@ -8,17 +9,10 @@ package round
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"iter"
-	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -56,71 +50,42 @@ func (e *SnapshotError) Unwrap() error { return e.Err }
 // verification problems.
 var ErrUnverified = errors.New("snapshot failed verification")
 
-// Source is a verified snapshot whose trials can be streamed.
-type Source struct {
-	Dir      string
-	Manifest *snapshot.Manifest
-	// SHA256 is the hex SHA-256 of snapshot.json's bytes.
-	SHA256 string
-	// Trajectories holds the trial IDs that have a trajectory file.
-	Trajectories map[string]bool
-}
+// TrialState is one planned trial with its observation, nil when the
+// trial has no attempt (missing).
+type TrialState = snapshot.PlannedTrial
 
-// Open verifies dir (as tpctl snapshot verify does) and reads its
-// manifest and trajectory index. It is the one place to move to
-// snapshot.Open.
-func Open(dir string) (*Source, error) {
-	rep, err := snapshot.Verify(dir)
-	if err != nil {
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	if !rep.OK {
-		return nil, &SnapshotError{Dir: dir, Problems: rep.Problems, Err: ErrUnverified}
-	}
-	b, err := safefs.ReadFileCapped(filepath.Join(dir, snapshot.ManifestFile), snapshot.MaxManifestSize)
-	if err != nil {
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	m, err := snapshot.DecodeManifest(b)
-	if err != nil {
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	if m.RoundID != rep.RoundID {
-		return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("%s changed after verification; run again", snapshot.ManifestFile)}
-	}
-	sum := sha256.Sum256(b)
-	s := &Source{Dir: dir, Manifest: m, SHA256: hex.EncodeToString(sum[:]), Trajectories: map[string]bool{}}
-	for _, name := range m.TrajectoryFiles() {
-		tb, err := snapshot.ReadFile(dir, m, name)
+// Walk verifies dir with snapshot.OpenTrials, handing every planned trial
+// to the Visit begin returns as it is read: nothing it sees is verified
+// until Walk returns without an error, and begin may be called a second
+// time, to start over (snapshot.OpenTrials). An error is a
+// *SnapshotError, or the Visit's own.
+func Walk(dir string, begin func(m *snapshot.Manifest, manifestJSON []byte) (snapshot.Visit, error)) (*snapshot.Snapshot, error) {
+	var own error // begin's or the Visit's: not the snapshot's fault
+	s, err := snapshot.OpenTrials(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
+		visit, err := begin(m, raw)
 		if err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: err}
+			own = err
+			return nil, err
 		}
-		var tr struct {
-			TrialID string `json:"trial_id"`
-		}
-		if err := json.Unmarshal(tb, &tr); err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("%s: %w", name, err)}
-		}
-		s.Trajectories[tr.TrialID] = true
-	}
-	return s, nil
-}
-
-// Trials is every planned trial in canonical order with its observation
-// (nil for a missing trial), read from the files as a stream. An error
-// is a *SnapshotError.
-func (s *Source) Trials() iter.Seq2[TrialState, error] {
-	return func(yield func(TrialState, error) bool) {
-		for t, err := range trials(s.Dir, s.Manifest) {
-			if err != nil {
-				yield(t, &SnapshotError{Dir: s.Dir, Err: err})
-				return
+		return func(t TrialState) error {
+			if err := visit(t); err != nil {
+				own = err
+				return err
 			}
-			if !yield(t, nil) {
-				return
-			}
-		}
+			return nil
+		}, nil
+	})
+	switch {
+	case err == nil:
+		return s, nil
+	case own != nil && errors.Is(err, own):
+		return nil, err
 	}
+	var ve *snapshot.VerifyError
+	if errors.As(err, &ve) {
+		return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
+	}
+	return nil, &SnapshotError{Dir: dir, Err: err}
 }
 
 // StatusMissing is the state of a planned trial with no attempt.
@@ -148,58 +113,34 @@ type Round struct {
 	Trials []Trial
 }
 
-// Load verifies dir with snapshot.Open and reads every trial's status
-// from the bytes it verified.
+// Load verifies dir with snapshot.OpenTrials and keeps every trial's
+// status from the bytes it verified.
 func Load(ctx context.Context, dir string) (*Round, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	s, err := snapshot.Open(dir)
-	if err != nil {
-		var ve *snapshot.VerifyError
-		if errors.As(err, &ve) {
-			return nil, &SnapshotError{Dir: dir, Problems: ve.Problems, Err: ErrUnverified}
-		}
-		return nil, &SnapshotError{Dir: dir, Err: err}
-	}
-	defer s.Close()
-	m := s.Manifest()
-	keys := slices.Clone(s.Plan().Trials)
-	slices.SortFunc(keys, func(a, b struct {
-		Task   string `json:"task"`
-		Repeat int    `json:"repeat"`
-	}) int {
-		return snapshot.CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat)
-	})
-	r := &Round{Dir: dir, Manifest: m, Trials: make([]Trial, len(keys))}
-	for i, k := range keys {
-		task := k.Task
-		if i > 0 && r.Trials[i-1].Task == task {
-			task = r.Trials[i-1].Task
-		}
-		r.Trials[i] = Trial{Task: task, Repeat: k.Repeat, Status: StatusMissing}
-	}
-	// Verification guarantees the observations are planned, unique and in
-	// canonical order: one merge walk places each.
-	j, n := 0, 0
-	for o, err := range s.Observations() {
-		if err != nil {
-			return nil, &SnapshotError{Dir: dir, Err: err}
-		}
-		if n++; n%1024 == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
+	var trials []Trial
+	n := 0
+	s, err := Walk(dir, func(m *snapshot.Manifest, _ []byte) (snapshot.Visit, error) {
+		trials, n = make([]Trial, 0, m.Counts.Expected), 0
+		return func(t TrialState) error {
+			if n++; n%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
 			}
-		}
-		for j < len(r.Trials) && snapshot.CompareTrials(r.Trials[j].Task, r.Trials[j].Repeat, o.Task, o.Repeat) < 0 {
-			j++
-		}
-		if j == len(r.Trials) || r.Trials[j].Task != o.Task || r.Trials[j].Repeat != o.Repeat {
-			return nil, &SnapshotError{Dir: dir, Err: fmt.Errorf("observation %q is not in the plan", o.TrialID)}
-		}
-		r.Trials[j].Status, r.Trials[j].TaskChecksum = o.Status, o.Evidence.TaskChecksum
+			tr := Trial{Task: t.Task, Repeat: t.Repeat, Status: StatusMissing}
+			if o := t.Observation; o != nil {
+				tr.Status, tr.TaskChecksum = o.Status, o.Evidence.TaskChecksum
+			}
+			trials = append(trials, tr)
+			return nil
+		}, nil
+	})
+	if err != nil {
+		return nil, err
 	}
-	return r, nil
+	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials}, nil
 }
 
 // Tasks returns the round's task names in canonical order.

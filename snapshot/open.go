@@ -67,13 +67,9 @@ var MaxHeldObservations = 64 << 20
 // A folder that is not a snapshot gives an error for which IsNotSnapshot
 // is true; one that fails verification, a *VerifyError.
 func Open(dir string) (*Snapshot, error) {
-	raw, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	raw, m, err := readManifest(dir)
 	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
-	}
-	m, err := DecodeManifest(raw)
-	if err != nil {
-		return nil, &NotSnapshotError{Dir: dir, Err: err}
+		return nil, err
 	}
 	c := &capture{obs: &spool{limit: MaxHeldObservations}}
 	rep, err := verify(dir, m, c)
@@ -95,6 +91,20 @@ func Open(dir string) (*Snapshot, error) {
 	return &Snapshot{dir: dir, manifest: m, manifestJSON: raw, plan: &plan, planJSON: c.plan, obs: c.obs}, nil
 }
 
+// readManifest reads and decodes snapshot.json; an error is a
+// *NotSnapshotError.
+func readManifest(dir string) ([]byte, *Manifest, error) {
+	raw, err := safefs.ReadFileCapped(filepath.Join(dir, ManifestFile), MaxManifestSize)
+	if err != nil {
+		return nil, nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	m, err := DecodeManifest(raw)
+	if err != nil {
+		return nil, nil, &NotSnapshotError{Dir: dir, Err: err}
+	}
+	return raw, m, nil
+}
+
 // Dir is the folder the snapshot was opened from.
 func (s *Snapshot) Dir() string { return s.dir }
 
@@ -106,9 +116,11 @@ func (s *Snapshot) Manifest() *Manifest { return s.manifest }
 func (s *Snapshot) ManifestJSON() []byte { return s.manifestJSON }
 
 // Plan is the verified plan.json, decoded. Callers must not modify it.
+// For a snapshot from OpenTrials its Trials are nil.
 func (s *Snapshot) Plan() *PlanSummary { return s.plan }
 
-// PlanJSON is the bytes of the verified plan.json.
+// PlanJSON is the bytes of the verified plan.json; nil for a snapshot
+// from OpenTrials, which does not hold them.
 func (s *Snapshot) PlanJSON() []byte { return s.planJSON }
 
 // Observations iterates over the verified observations in file order
@@ -167,6 +179,20 @@ type capture struct {
 	planSum string
 	obs     *spool
 	obsSum  string // set only when observations.jsonl was read to its end
+
+	// streamed (OpenTrials): plan.json is kept in planSpool, not in plan,
+	// and its trials tallied as a stream and handed to visit with their
+	// observations (obs is nil: nothing is kept); trialsAt is the span of
+	// the trials array, head the plan without them (headJSON while read),
+	// visitErr the error visit returned, which ends the reading.
+	streamed  bool
+	manifest  *Manifest
+	planSpool *spool
+	trialsAt  [2]int64
+	head      PlanSummary
+	headJSON  []byte
+	visit     Visit
+	visitErr  error
 }
 
 // sums are the captured files' SHA-256 digests, for checkFiles.
@@ -193,7 +219,11 @@ func (c *capture) readObservations(dir string, fn func(Observation) error) error
 	}
 	defer f.Close()
 	h := sha256.New()
-	err = readObservations(io.TeeReader(f, &teeTo{h, c.obs}), fn)
+	var w io.Writer = h
+	if c.obs != nil {
+		w = &teeTo{h, c.obs}
+	}
+	err = readObservations(io.TeeReader(f, w), fn)
 	if err == nil {
 		// The scanner read to the end of the file: every byte is hashed.
 		c.obsSum = hex.EncodeToString(h.Sum(nil))
@@ -261,6 +291,35 @@ func (s *spool) reader() io.Reader {
 		return bytes.NewReader(s.mem)
 	}
 	return bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.n), 256<<10)
+}
+
+// size is the number of bytes spooled.
+func (s *spool) size() int64 {
+	if s.f == nil {
+		return int64(len(s.mem))
+	}
+	return s.n
+}
+
+// section reads n spooled bytes from off.
+func (s *spool) section(off, n int64) io.Reader {
+	if s.f == nil {
+		return bytes.NewReader(s.mem[off : off+n])
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(s.f, off, n), 256<<10)
+}
+
+// bytes returns a copy of n spooled bytes from off.
+func (s *spool) bytes(off, n int64) ([]byte, error) {
+	b := make([]byte, n, n+2)
+	if s.f == nil {
+		copy(b, s.mem[off:off+n])
+		return b, nil
+	}
+	if _, err := s.f.ReadAt(b, off); err != nil {
+		return nil, fmt.Errorf("failed to read the kept plan: %w", err)
+	}
+	return b, nil
 }
 
 func (s *spool) close() error {

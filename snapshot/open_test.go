@@ -14,8 +14,15 @@ import (
 // returns its folder.
 func writeOpenable(t *testing.T, obs []Observation) string {
 	t.Helper()
+	return writeWith(t, testPlan, obs, true)
+}
+
+// writeWith writes a snapshot of plan and obs, with a trajectory that
+// verifies when trajectory is set.
+func writeWith(t *testing.T, plan string, obs []Observation, trajectory bool) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "snap")
-	w, err := Create(dir, []byte(testPlan), Options{FormatVerified: true, OutcomeRules: "tpctl-outcomes/1"})
+	w, err := Create(dir, []byte(plan), Options{FormatVerified: true, OutcomeRules: "tpctl-outcomes/1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,6 +30,12 @@ func writeOpenable(t *testing.T, obs []Observation) string {
 		if err := w.Add(o); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if !trajectory {
+		if _, err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		return dir
 	}
 	id, err := w.RoundID()
 	if err != nil {

@@ -98,56 +98,64 @@ func walkTrials(d *jsonscan.Decoder, k jsonscan.Kind) (keys []trialKey, ok bool)
 		if k == jsonscan.EndArray {
 			return keys, true
 		}
-		if k != jsonscan.BeginObject {
+		t, ok := walkTrial(d, k)
+		if !ok {
 			return nil, false
 		}
-		var t trialKey
-		var seen uint8 // task 1, repeat 2: a duplicate declines
-		for {
-			if k, err = d.Next(); err != nil {
-				return nil, false
-			}
-			if k == jsonscan.EndObject {
-				break
-			}
-			name := d.Text()
-			var member uint8
-			switch string(name) {
-			case "task":
-				member = 1
-			case "repeat":
-				member = 2
-			default:
-				if !ascii(name) || bytes.EqualFold(name, []byte("task")) || bytes.EqualFold(name, []byte("repeat")) {
-					return nil, false
-				}
-			}
-			if seen&member != 0 {
-				return nil, false
-			}
-			seen |= member
-			if k, err = d.Next(); err != nil {
-				return nil, false
-			}
-			switch {
-			case member == 1 && k == jsonscan.String:
-				t.Task = d.String()
-			case member == 2 && k == jsonscan.Number:
-				if t.Repeat, ok = smallInt(d.Raw()); !ok {
-					return nil, false
-				}
-			case member == 0:
-				// Members the keys do not hold are skipped, as
-				// encoding/json skips them (their duplicates do not
-				// matter).
-				if d.Skip(k) != nil {
-					return nil, false
-				}
-			default:
-				return nil, false
+		keys = append(keys, t)
+	}
+}
+
+// walkTrial reads one trial object, whose first token k was just read,
+// or declines (ok false) where encoding/json might read it otherwise.
+func walkTrial(d *jsonscan.Decoder, k jsonscan.Kind) (t trialKey, ok bool) {
+	if k != jsonscan.BeginObject {
+		return t, false
+	}
+	var seen uint8 // task 1, repeat 2: a duplicate declines
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return t, false
+		}
+		if k == jsonscan.EndObject {
+			return t, true
+		}
+		name := d.Text()
+		var member uint8
+		switch string(name) {
+		case "task":
+			member = 1
+		case "repeat":
+			member = 2
+		default:
+			if !ascii(name) || bytes.EqualFold(name, []byte("task")) || bytes.EqualFold(name, []byte("repeat")) {
+				return t, false
 			}
 		}
-		keys = append(keys, t)
+		if seen&member != 0 {
+			return t, false
+		}
+		seen |= member
+		if k, err = d.Next(); err != nil {
+			return t, false
+		}
+		switch {
+		case member == 1 && k == jsonscan.String:
+			t.Task = d.String()
+		case member == 2 && k == jsonscan.Number:
+			if t.Repeat, ok = smallInt(d.Raw()); !ok {
+				return t, false
+			}
+		case member == 0:
+			// Members the keys do not hold are skipped, as encoding/json
+			// skips them (their duplicates do not matter).
+			if d.Skip(k) != nil {
+				return t, false
+			}
+		default:
+			return t, false
+		}
 	}
 }
 

@@ -265,22 +265,9 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 	// The observations are decoded ahead while the plan is read.
 	obs := readObservationsAhead(dir, c)
 	defer obs.stop()
-	planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
-	if err != nil {
-		add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
-		return ps
-	}
-	if c != nil {
-		c.plan, c.planSum = planJSON, digest.Bytes(planJSON).String()
-	}
-	t, _, err := newTally(planJSON, saved.OutcomeRules)
-	if err != nil {
-		add(ProblemPlanInvalid, PlanFile, "%v", err)
-		return ps
-	}
-	if err := obs.each(func(o Observation) error {
+	check := func(t *tally, o *Observation) error {
 		saidTrainable := o.Trainable
-		if err := t.add(&o); err != nil {
+		if err := t.add(o); err != nil {
 			return err
 		}
 		if o.Trainable != saidTrainable {
@@ -294,9 +281,29 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 			}
 		}
 		return nil
-	}); err != nil {
-		add(ProblemObservation, ObservationsFile, "%v", err)
-		return ps
+	}
+	var t *tally
+	if c != nil && c.streamed {
+		if t = c.foldStreamed(dir, saved.OutcomeRules, obs, check, &ps); t == nil {
+			return ps
+		}
+	} else {
+		planJSON, err := safefs.ReadFileCapped(filepath.Join(dir, PlanFile), MaxPlanSize)
+		if err != nil {
+			add(ProblemPlanInvalid, PlanFile, "cannot be read: %v", err)
+			return ps
+		}
+		if c != nil {
+			c.plan, c.planSum = planJSON, digest.Bytes(planJSON).String()
+		}
+		if t, _, err = newTally(planJSON, saved.OutcomeRules); err != nil {
+			add(ProblemPlanInvalid, PlanFile, "%v", err)
+			return ps
+		}
+		if err := obs.each(func(o Observation) error { return check(t, &o) }); err != nil {
+			add(ProblemObservation, ObservationsFile, "%v", err)
+			return ps
+		}
 	}
 	// format_verified is derived, not trusted: a revision of a format tpctl
 	// knows is verified only when it is one tpctl was validated against.
@@ -383,6 +390,11 @@ type observationsAhead struct {
 const aheadBatch = 256
 
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
+	return readAhead(func(fn func(Observation) error) error { return c.readObservations(dir, fn) })
+}
+
+// readAhead runs read, a ReadObservations, on a goroutine of its own.
+func readAhead(read func(fn func(Observation) error) error) *observationsAhead {
 	a := &observationsAhead{
 		batches: make(chan []Observation, 4), free: make(chan []Observation, 6),
 		done: make(chan struct{}), ended: make(chan struct{}),
@@ -404,7 +416,7 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 				return false
 			}
 		}
-		a.err = c.readObservations(dir, func(o Observation) error {
+		a.err = read(func(o Observation) error {
 			if batch = append(batch, o); len(batch) == aheadBatch && !send() {
 				return errStopped
 			}

@@ -39,6 +39,9 @@ type Spec struct {
 	// may end in "@C" to give that trial the task_checksum C repeated 64
 	// times, or "@-" for none recorded.
 	Trials map[string]string
+	// Explain, when set, fills in the tpctl-snapshot/3 explanation members
+	// (detail, timing, usage, agent) of each observed trial's attempt.
+	Explain func(task string, repeat int, a *snapshot.AttemptOutcome)
 }
 
 // Missing marks a planned trial that never ran (no attempts, so no
@@ -162,6 +165,9 @@ func Build(dir string, s Spec) (*snapshot.Manifest, error) {
 			return nil, fmt.Errorf("trial %s#%d: status %q is not success, failure, infra_error, unscored or missing", t.task, t.repeat, t.status)
 		}
 		o := Observation(t.task, t.repeat, t.status)
+		if s.Explain != nil {
+			s.Explain(t.task, t.repeat, &o.AttemptOutcomes[0])
+		}
 		if t.checksum != "" {
 			o.Evidence.TaskChecksum = &t.checksum
 		}

@@ -4,15 +4,11 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -22,7 +18,7 @@ import (
 // COPY (SELECT * FROM read_json(…)) TO … (FORMAT parquet), each run as a
 // child process. Runs alternate (DuckDB, tpctl, …) after one untimed
 // warm-up of each; medians with min and max are printed, and peak RSS
-// from /usr/bin/time. Each tpctl export is read back with DuckDB: every
+// from /usr/bin/time (internal/benchcmd). Each tpctl export is read back with DuckDB: every
 // planned trial is there. TPCTL_BENCH_ROUNDS pairs (default 5);
 // TPCTL_BENCH_1M=1 adds 1,000,000 trials.
 func BenchmarkExportParquet(b *testing.B) {
@@ -30,7 +26,7 @@ func BenchmarkExportParquet(b *testing.B) {
 	if os.Getenv("TPCTL_BENCH_1M") == "1" {
 		sizes = append(sizes, 1_000_000)
 	}
-	bin := buildTpctl(b)
+	bin := benchcmd.Tpctl(b, "../..")
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("trials=%d", n), func(b *testing.B) {
 			snap := bigSnapshot(b, n)
@@ -50,29 +46,30 @@ func BenchmarkExportParquet(b *testing.B) {
 				return []string{bin, "export", snap, "--format", "parquet", "--out", filepath.Join(work, fmt.Sprintf("tp-%d", i+1))}
 			}
 			usage := filepath.Join(work, "usage")
-			timeChild(b, usage, duck(-1)...)
-			timeChild(b, usage, tp(-1)...)
+			benchcmd.Time(b, usage, duck(-1)...)
+			benchcmd.Time(b, usage, tp(-1)...)
 			var dw, tw, tcpu, trss, drss []float64
-			for i := range benchRounds(b) {
-				d := timeChild(b, usage, duck(i)...)
-				t := timeChild(b, usage, tp(i)...)
-				dw, tw = append(dw, d.wall.Seconds()), append(tw, t.wall.Seconds())
-				tcpu = append(tcpu, t.cpu.Seconds())
-				trss, drss = append(trss, float64(t.rssKiB)/1024), append(drss, float64(d.rssKiB)/1024)
+			for i := range benchcmd.Rounds(b) {
+				d := benchcmd.Time(b, usage, duck(i)...)
+				t := benchcmd.Time(b, usage, tp(i)...)
+				dw, tw = append(dw, d.Wall.Seconds()), append(tw, t.Wall.Seconds())
+				tcpu = append(tcpu, t.CPU.Seconds())
+				trss, drss = append(trss, t.RSSMiB()), append(drss, d.RSSMiB())
 				checkExport(b, filepath.Join(work, fmt.Sprintf("tp-%d", i+1)), n)
 				os.RemoveAll(filepath.Join(work, fmt.Sprintf("tp-%d", i+1)))
 				os.Remove(filepath.Join(work, fmt.Sprintf("duck-%d.parquet", i+1)))
 			}
-			ts, ds := spreadOf(tw), spreadOf(dw)
+			ts, ds := benchcmd.SpreadOf(tw), benchcmd.SpreadOf(dw)
 			b.Logf("tpctl export wall s: %v", ts)
 			b.Logf("duckdb COPY wall s: %v", ds)
-			b.Logf("tpctl CPU s: %v", spreadOf(tcpu))
-			b.Logf("tpctl peak RSS MiB: %v; duckdb peak RSS MiB: %v", spreadOf(trss), spreadOf(drss))
-			b.Logf("ratio of medians: %.2f× duckdb", ts.med/ds.med)
-			b.ReportMetric(ts.med, "s/run")
-			b.ReportMetric(ds.med, "duckdb-s")
-			b.ReportMetric(ts.med/ds.med, "x-duckdb")
-			b.ReportMetric(spreadOf(trss).max, "peak-RSS-MiB")
+			b.Logf("tpctl CPU s: %v", benchcmd.SpreadOf(tcpu))
+			b.Logf("tpctl peak RSS MiB: %v; duckdb peak RSS MiB: %v", benchcmd.SpreadOf(trss), benchcmd.SpreadOf(drss))
+			b.Logf("ratio of medians: %.2f× duckdb", ts.Med/ds.Med)
+			b.ReportMetric(ts.Med, "s/run")
+			b.ReportMetric(ds.Med, "duckdb-s")
+			b.ReportMetric(ts.Med/ds.Med, "x-duckdb")
+			b.ReportMetric(benchcmd.SpreadOf(tcpu).Med, "cpu-s")
+			b.ReportMetric(benchcmd.SpreadOf(trss).Max, "peak-RSS-MiB")
 		})
 	}
 }
@@ -125,87 +122,4 @@ func bigSnapshot(b *testing.B, n int) string {
 		b.Fatal(err)
 	}
 	return dir
-}
-
-var tpctlBin string
-
-// buildTpctl builds the tpctl command of the root module once.
-func buildTpctl(b *testing.B) string {
-	b.Helper()
-	if tpctlBin != "" {
-		return tpctlBin
-	}
-	bin := filepath.Join(b.TempDir(), "tpctl")
-	// Built in the root module, as users build it, not with this
-	// module's dependencies.
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/tpctl")
-	cmd.Dir = "../.."
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
-	tpctlBin = bin
-	return bin
-}
-
-func benchRounds(b *testing.B) int {
-	v := os.Getenv("TPCTL_BENCH_ROUNDS")
-	if v == "" {
-		return 5
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		b.Fatalf("TPCTL_BENCH_ROUNDS=%q: want a positive count", v)
-	}
-	return n
-}
-
-type run struct {
-	wall, cpu time.Duration
-	rssKiB    int64
-}
-
-// timeChild runs args under /usr/bin/time (for the peak RSS of the child
-// itself; a Go child's own rusage would include the parent's high-water
-// mark) and times it.
-func timeChild(b *testing.B, usage string, args ...string) run {
-	b.Helper()
-	timeBin, err := exec.LookPath("/usr/bin/time")
-	if err != nil {
-		b.Skip("the benchmark needs /usr/bin/time for peak RSS (Debian: apt-get install -y time)")
-	}
-	args = append([]string{timeBin, "-o", usage, "-f", "%M"}, args...)
-	cmd := exec.Command(args[0], args[1:]...)
-	start := time.Now()
-	msg, err := cmd.CombinedOutput()
-	wall := time.Since(start)
-	if err != nil {
-		b.Fatalf("%s: %v\n%.2000s", strings.Join(args, " "), err, msg)
-	}
-	r := run{wall: wall, cpu: cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()}
-	u, err := os.ReadFile(usage)
-	if err == nil {
-		r.rssKiB, err = strconv.ParseInt(strings.TrimSpace(string(u)), 10, 64)
-	}
-	if err != nil {
-		b.Fatalf("reading the peak RSS /usr/bin/time wrote: %v (%q)", err, u)
-	}
-	return r
-}
-
-type spread struct{ min, med, max float64 }
-
-func spreadOf(xs []float64) spread {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	med := s[n/2]
-	if n%2 == 0 {
-		med = (s[n/2-1] + s[n/2]) / 2
-	}
-	return spread{s[0], med, s[n-1]}
-}
-
-func (s spread) String() string {
-	return fmt.Sprintf("min %.3f median %.3f max %.3f", s.min, s.med, s.max)
 }

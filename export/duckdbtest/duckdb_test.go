@@ -1,6 +1,7 @@
 package duckdbtest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
 	"github.com/tuneplane/tpctl/export"
+	"github.com/tuneplane/tpctl/internal/benchcmd"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/stats"
 )
@@ -46,12 +48,34 @@ type built struct {
 	m   *snapshot.Manifest
 }
 
+// explain gives the first round's trials of tasks a and b the
+// tpctl-snapshot/3 explanation members, some of them null; the other
+// trials have none.
+func explain(task string, repeat int, a *snapshot.AttemptOutcome) {
+	f := func(v float64) *float64 { return &v }
+	n := func(v int64) *int64 { return &v }
+	switch task {
+	case "task-a":
+		a.Detail = fmt.Sprintf("AssertionError: expected 4, got %d", repeat)
+		a.Timing = &snapshot.Timing{EnvironmentSetup: f(1.5), AgentExecution: f(30.25), Verifier: f(2)}
+		a.Usage = &snapshot.Usage{InputTokens: n(1200), CacheTokens: n(200), OutputTokens: n(350), CostUSD: f(0.0125)}
+		model := "acme/coder-7b"
+		a.Agent = &snapshot.Agent{Name: "terminus-2", Model: &model}
+	case "task-b":
+		a.Agent = &snapshot.Agent{Name: "terminus-2"}
+	}
+}
+
 func buildRounds(t *testing.T) []built {
 	t.Helper()
 	var out []built
 	for i, r := range rounds {
 		dir := filepath.Join(t.TempDir(), fmt.Sprintf("round-%d", i+1))
-		m, err := comparetest.Build(dir, comparetest.Spec{Checkpoint: r.checkpoint, Trials: r.trials})
+		spec := comparetest.Spec{Checkpoint: r.checkpoint, Trials: r.trials}
+		if i == 0 {
+			spec.Explain = explain
+		}
+		m, err := comparetest.Build(dir, spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +114,7 @@ func reader(f export.Format, out, table string) string {
 	case export.Parquet:
 		return "read_parquet(" + glob + ")"
 	case export.CSV:
-		return "read_csv(" + glob + ", header = true, columns = " + export.DuckDBColumns(table) + ")"
+		return "read_csv(" + glob + ", header = true, quote = '\"', escape = '\"', columns = " + export.DuckDBColumns(table) + ")"
 	}
 	return "read_json(" + glob + ", format = 'newline_delimited', columns = " + export.DuckDBColumns(table) + ")"
 }
@@ -105,6 +129,21 @@ func TestDuckDBReadsEveryFormat(t *testing.T) {
 	for _, f := range export.Formats {
 		outs[f] = t.TempDir()
 		exportAll(t, f, outs[f], bs)
+		// A second export, elsewhere, gives the same bytes.
+		again := t.TempDir()
+		exportAll(t, f, again, bs)
+		files, _ := filepath.Glob(filepath.Join(outs[f], "*", "*"))
+		if len(files) != 4*len(bs) {
+			t.Fatalf("%s: %d files exported, want %d", f, len(files), 4*len(bs))
+		}
+		for _, file := range files {
+			rel, _ := filepath.Rel(outs[f], file)
+			a, _ := os.ReadFile(file)
+			b, err := os.ReadFile(filepath.Join(again, rel))
+			if err != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s: the second export's %s differs (%v)", f, rel, err)
+			}
+		}
 	}
 	for _, f := range export.Formats {
 		t.Run(string(f), func(t *testing.T) {
@@ -138,10 +177,21 @@ func TestDuckDBReadsEveryFormat(t *testing.T) {
 					t.Errorf("round %s: %d trials, %d planned", rid[:8], total, c.Expected)
 				}
 				var expected int
-				if err := db.QueryRow("SELECT expected FROM "+reader(f, out, export.TableRounds)+" WHERE round_id = ?", rid).Scan(&expected); err != nil || expected != c.Expected {
+				var nEff sql.NullFloat64
+				var nullCode, nullMsg sql.NullString
+				var nullTasks sql.NullInt64
+				if err := db.QueryRow("SELECT expected, success_rate_n_eff, success_rate_ci95_clustered_null, success_rate_ci95_clustered_null_message, success_rate_ci95_clustered_null_tasks FROM "+reader(f, out, export.TableRounds)+" WHERE round_id = ?", rid).Scan(&expected, &nEff, &nullCode, &nullMsg, &nullTasks); err != nil || expected != c.Expected {
 					t.Errorf("rounds.expected = %d (%v), want %d", expected, err, c.Expected)
 				}
+				st := b.m.Statistics
+				if nEff.Valid != (st.SuccessRateNEff != nil) || nEff.Valid && nEff.Float64 != *st.SuccessRateNEff {
+					t.Errorf("rounds.success_rate_n_eff = %v, snapshot %v", nEff, st.SuccessRateNEff)
+				}
+				if why := st.SuccessRateCI95ClusteredNull; nullCode.Valid != (why != nil) || why != nil && (nullCode.String != why.Code || nullMsg.String != why.Message || nullTasks.Int64 != int64(why.Tasks)) {
+					t.Errorf("rounds null reason = %v %v %v, snapshot %+v", nullCode, nullMsg, nullTasks, why)
+				}
 			}
+			checkExplanations(t, db, f, out, bs)
 			// Column names and types as documented, for each table: Parquet
 			// carries them; CSV and JSONL are read with the documented
 			// columns literal and must parse under it.
@@ -184,6 +234,52 @@ func TestDuckDBReadsEveryFormat(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// checkExplanations: the judge's detail, timings, tokens and agent of
+// tpctl-snapshot/3 attempts are in trials (the current attempt's) and in
+// attempts, typed, and null where the snapshot has none.
+func checkExplanations(t *testing.T, db *sql.DB, f export.Format, out string, bs []built) {
+	t.Helper()
+	rid := strings.TrimPrefix(bs[0].m.RoundID, "native:")
+	type expl struct {
+		Detail, Model, Agent              sql.NullString
+		Setup, AgentSetup, Exec, Verifier sql.NullFloat64
+		In, Cache, Outp                   sql.NullInt64
+		Cost                              sql.NullFloat64
+	}
+	cols := "detail, agent_model, agent_name, environment_setup_sec, agent_setup_sec, agent_execution_sec, verifier_sec, input_tokens, cache_tokens, output_tokens, cost_usd"
+	for _, table := range []string{export.TableTrials, export.TableAttempts} {
+		got := map[string]expl{}
+		rows, err := db.Query("SELECT trial_id, "+cols+" FROM "+reader(f, out, table)+" WHERE round_id = ?", rid)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for rows.Next() {
+			var id string
+			var e expl
+			if err := rows.Scan(&id, &e.Detail, &e.Model, &e.Agent, &e.Setup, &e.AgentSetup, &e.Exec, &e.Verifier, &e.In, &e.Cache, &e.Outp, &e.Cost); err != nil {
+				t.Fatal(err)
+			}
+			got[id] = e
+		}
+		rows.Close()
+		a1 := got["task-a#1"]
+		if a1.Detail.String != "AssertionError: expected 4, got 1" || a1.Model.String != "acme/coder-7b" || a1.Agent.String != "terminus-2" ||
+			a1.Setup.Float64 != 1.5 || a1.AgentSetup.Valid || a1.Exec.Float64 != 30.25 || a1.Verifier.Float64 != 2 ||
+			a1.In.Int64 != 1200 || a1.Cache.Int64 != 200 || a1.Outp.Int64 != 350 || a1.Cost.Float64 != 0.0125 {
+			t.Errorf("%s %s task-a#1: %+v", f, table, a1)
+		}
+		if b0 := got["task-b#0"]; b0.Agent.String != "terminus-2" || b0.Model.Valid || b0.Detail.Valid || b0.Exec.Valid || b0.In.Valid {
+			t.Errorf("%s %s task-b#0 (agent only): %+v", f, table, b0)
+		}
+		if c0 := got["task-c#0"]; c0.Agent.Valid || c0.Detail.Valid || c0.Setup.Valid || c0.Cost.Valid {
+			t.Errorf("%s %s task-c#0 (no explanation): %+v", f, table, c0)
+		}
+		if _, ok := got["task-b#1"]; ok != (table == export.TableTrials) {
+			t.Errorf("%s %s: a row for the missing trial task-b#1 is %v", f, table, ok)
+		}
 	}
 }
 
@@ -327,4 +423,11 @@ func checkCheckpointRow(t *testing.T, bs []built, row map[string]any) {
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
+}
+
+// TestMain removes the tpctl the benchmark built.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	benchcmd.Cleanup()
+	os.Exit(code)
 }

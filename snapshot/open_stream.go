@@ -1,0 +1,506 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"iter"
+	"path/filepath"
+	"slices"
+
+	"github.com/tuneplane/tpctl/internal/jcs"
+	"github.com/tuneplane/tpctl/internal/jsonscan"
+	"github.com/tuneplane/tpctl/internal/safefs"
+)
+
+// planHeld is how many bytes of plan.json OpenTrials keeps in memory
+// while it reads the plan's trials a second time; past it they go to a
+// temporary file, so memory stays flat however many trials the round has.
+// A variable so tests can exercise the file.
+var planHeld = 1 << 20
+
+// PlannedTrial is one planned trial with its observation, nil when the
+// trial has no attempt (missing).
+type PlannedTrial struct {
+	Task        string
+	Repeat      int
+	Observation *Observation
+	// Trajectory: a trajectory file of this trial is in the snapshot.
+	Trajectory bool
+}
+
+// Visit takes the planned trials of a snapshot one at a time, in
+// canonical order; an error from it ends the reading and is OpenTrials'.
+type Visit func(PlannedTrial) error
+
+// OpenTrials verifies the snapshot in dir as Open does and, in the same
+// single read, hands every planned trial with its observation to a Visit,
+// with memory that does not grow with the number of trials: the plan's
+// trials are tallied in lockstep with the observations, and nothing is
+// held but the trial at hand. begin is called with the manifest (as read,
+// and its bytes) before the first trial and returns the Visit.
+//
+// Nothing a Visit sees is verified until OpenTrials returns without an
+// error: a problem may be found at the very end. The caller must keep
+// what it makes of the trials provisional (a temporary folder) and
+// discard it on an error. The returned Snapshot holds the verified
+// manifest and plan (its Trials nil); nothing needs closing.
+//
+// The single read takes the plan in the canonical form tpctl writes (RFC
+// 8785, trials in canonical order, no task name holding a byte up to
+// '#'). For any other plan, and whenever it finds a problem, the
+// snapshot is opened as Open opens it, which decides: then begin is
+// called again, and what the first Visit saw must be forgotten; on
+// success the trials are handed over again from Open's verified bytes.
+// The result, and every problem reported, are Open's.
+func OpenTrials(dir string, begin func(m *Manifest, manifestJSON []byte) (Visit, error)) (*Snapshot, error) {
+	raw, m, err := readManifest(dir)
+	if err != nil {
+		return nil, err
+	}
+	visit, err := begin(m, raw)
+	if err != nil {
+		return nil, err
+	}
+	c := &capture{streamed: true, manifest: m, planSpool: &spool{limit: planHeld}, visit: visit}
+	rep, err := verify(dir, m, c)
+	c.planSpool.close()
+	switch {
+	case c.visitErr != nil:
+		return nil, c.visitErr
+	case err == nil && rep.OK:
+		return &Snapshot{dir: dir, manifest: m, manifestJSON: raw, plan: &c.head, obs: &spool{}}, nil
+	}
+	s, err := Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	if visit, err = begin(s.Manifest(), s.ManifestJSON()); err != nil {
+		return nil, err
+	}
+	for t, err := range s.Trials() {
+		if err == nil {
+			err = visit(t)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	plan := *s.Plan()
+	plan.Trials = nil
+	return &Snapshot{dir: dir, manifest: s.Manifest(), manifestJSON: s.ManifestJSON(), plan: &plan, obs: &spool{}}, nil
+}
+
+// Trials iterates over every planned trial in canonical order with its
+// observation, from the verified bytes; consecutive trials of one task
+// share one Task string. It may be ranged over more than once. The
+// error, if any, comes last and is the only thing yielded with it. A
+// Snapshot from OpenTrials has none.
+func (s *Snapshot) Trials() iter.Seq2[PlannedTrial, error] {
+	return func(yield func(PlannedTrial, error) bool) {
+		keys := make([]trialKey, len(s.plan.Trials))
+		for i, t := range s.plan.Trials {
+			keys[i] = trialKey{t.Task, t.Repeat}
+		}
+		slices.SortFunc(keys, func(a, b trialKey) int { return CompareTrials(a.Task, a.Repeat, b.Task, b.Repeat) })
+		for i := 1; i < len(keys); i++ {
+			if keys[i].Task == keys[i-1].Task {
+				keys[i].Task = keys[i-1].Task
+			}
+		}
+		traj := map[string]bool{}
+		for tr, err := range s.Trajectories() {
+			if err != nil {
+				yield(PlannedTrial{}, err)
+				return
+			}
+			traj[trajectoryTrial(tr.Data)] = true
+		}
+		i := 0
+		emit := func(o *Observation) bool {
+			t := PlannedTrial{Task: keys[i].Task, Repeat: keys[i].Repeat, Observation: o}
+			t.Trajectory = len(traj) > 0 && traj[TrialID(t.Task, t.Repeat)]
+			i++
+			return yield(t, nil)
+		}
+		for o, err := range s.Observations() {
+			if err != nil {
+				yield(PlannedTrial{}, err)
+				return
+			}
+			// Verification placed every observation in the plan, in order.
+			for i < len(keys) && CompareTrials(keys[i].Task, keys[i].Repeat, o.Task, o.Repeat) < 0 {
+				if !emit(nil) {
+					return
+				}
+			}
+			if i == len(keys) || keys[i].Task != o.Task || keys[i].Repeat != o.Repeat {
+				yield(PlannedTrial{}, fmt.Errorf("%s: observation %q is not in the plan", s.dir, o.TrialID))
+				return
+			}
+			if !emit(&o) {
+				return
+			}
+		}
+		for i < len(keys) {
+			if !emit(nil) {
+				return
+			}
+		}
+	}
+}
+
+// trajectoryTrial is the trial ID a trajectory file names ("" if none).
+func trajectoryTrial(data []byte) string {
+	var tr struct {
+		TrialID string `json:"trial_id"`
+	}
+	json.Unmarshal(data, &tr) // a file that does not decode is verify's problem
+	return tr.TrialID
+}
+
+// foldStreamed is the streamed half of rederive: plan.json is read into
+// c.planSpool and hashed, its head (everything but the trials) decoded,
+// and its trials tallied in lockstep with the observations and handed to
+// c.visit. It returns nil after adding a problem (OpenTrials then lets
+// Open decide, so a problem here need only be true, not worded as Verify
+// words it) or when c.visit failed (c.visitErr).
+func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead, check func(*tally, *Observation) error, ps *problems) *tally {
+	fail := func(code, file string, err error) *tally {
+		ps.add(code, file, "%v", err)
+		return nil
+	}
+	planDigest, err := c.readPlan(dir)
+	if err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	var p planHead
+	if err := decodePlanHead(c.headJSON, &p); err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, fmt.Errorf("plan does not have the import-plan shape: %w", err))
+	}
+	c.headJSON = nil
+	sd, err := SettingsDigest(p.Protocol.EnvironmentDigest, p.Protocol.HarnessDigest, p.Settings)
+	if err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	c.head = p.PlanSummary
+	c.head.Trials = nil
+	t := newStreamTally(p.PlanSummary, planDigest, sd, outcomeRules)
+	// The trials with a trajectory, from the listed files (each checked
+	// against its SHA-256; verification checks the rest).
+	traj := map[string]bool{}
+	for _, name := range c.manifest.TrajectoryFiles() {
+		if b, err := ReadFile(dir, c.manifest, name); err == nil {
+			traj[trajectoryTrial(b)] = true
+		}
+	}
+	keys := newKeyWalk(c.planSpool.section(c.trialsAt[0], c.trialsAt[1]-c.trialsAt[0]))
+	var pending *trialKey
+	var k trialKey
+	visit := func(key *trialKey, o *Observation) error {
+		pt := PlannedTrial{Task: key.Task, Repeat: key.Repeat, Observation: o}
+		pt.Trajectory = len(traj) > 0 && traj[TrialID(key.Task, key.Repeat)]
+		if c.visitErr = c.visit(pt); c.visitErr != nil {
+			return c.visitErr
+		}
+		return nil
+	}
+	// planned hands the tally, and the Visit as missing, every planned
+	// trial before (task, repeat), and the tally that one; it reports
+	// whether it is planned. With last, every one left.
+	planned := func(task string, repeat int, last bool) (bool, error) {
+		for {
+			if pending == nil {
+				var ok bool
+				var err error
+				if k, ok, err = keys.next(); err != nil || !ok {
+					return false, err
+				}
+				pending = &k
+			}
+			cmp := CompareTrials(pending.Task, pending.Repeat, task, repeat)
+			if cmp > 0 && !last {
+				return false, nil
+			}
+			if err := t.planKey(pending.Task, pending.Repeat); err != nil {
+				return false, err
+			}
+			if cmp == 0 && !last {
+				return true, nil
+			}
+			if err := visit(pending, nil); err != nil {
+				return false, err
+			}
+			pending = nil
+		}
+	}
+	var planErr error
+	if err := obs.each(func(o Observation) error {
+		var ok bool
+		if ok, planErr = planned(o.Task, o.Repeat, false); planErr != nil {
+			return planErr
+		}
+		if err := check(t, &o); err != nil {
+			return err
+		}
+		if !ok { // check refuses an observation that is not planned
+			return fmt.Errorf("trial %q is not in the plan", o.TrialID)
+		}
+		err := visit(pending, &o)
+		pending = nil
+		return err
+	}); err != nil {
+		if c.visitErr != nil {
+			return nil
+		}
+		if planErr != nil {
+			return fail(ProblemPlanInvalid, PlanFile, planErr)
+		}
+		return fail(ProblemObservation, ObservationsFile, err)
+	}
+	if _, err := planned("", 0, true); err != nil {
+		if c.visitErr != nil {
+			return nil
+		}
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	return t
+}
+
+// readPlan copies plan.json into c.planSpool, hashing it as it passes,
+// finds the span of its trials array (c.trialsAt) and keeps the rest of
+// the plan as c.headJSON with the array left empty. The plan must be
+// canonical JSON and a newline; its canonical digest is returned.
+func (c *capture) readPlan(dir string) (string, error) {
+	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return "", fmt.Errorf("cannot be read: %w", err)
+	}
+	defer f.Close()
+	canon := &holdBack{h: sha256.New()}
+	d := jsonscan.NewDecoder(io.TeeReader(io.LimitReader(f, MaxPlanSize+1), io.MultiWriter(canon, c.planSpool)), jsonscan.Options{MaxDepth: jcs.MaxDepth})
+	notStreamable := errors.New("not in the canonical form a streamed read takes")
+	if k, err := d.Next(); err != nil || k != jsonscan.BeginObject {
+		return "", notStreamable
+	}
+	found := false
+	for {
+		k, err := d.Next()
+		if err != nil {
+			return "", err
+		}
+		if k == jsonscan.EndObject {
+			break
+		}
+		isTrials := string(d.Text()) == "trials"
+		if k, err = d.Next(); err != nil {
+			return "", err
+		}
+		if isTrials {
+			if found {
+				return "", notStreamable
+			}
+			found, c.trialsAt[0] = true, d.Start()
+		}
+		if err := d.Skip(k); err != nil {
+			return "", err
+		}
+		if isTrials {
+			c.trialsAt[1] = d.InputOffset()
+		}
+	}
+	if _, err := d.Next(); err != io.EOF {
+		return "", notStreamable
+	}
+	size := c.planSpool.size()
+	if !found || size > MaxPlanSize || !canon.has || canon.last != '\n' {
+		return "", notStreamable
+	}
+	head, err := c.planSpool.bytes(0, c.trialsAt[0])
+	if err != nil {
+		return "", err
+	}
+	tail, err := c.planSpool.bytes(c.trialsAt[1], size-1-c.trialsAt[1])
+	if err != nil {
+		return "", err
+	}
+	head = append(append(head, "[]"...), tail...)
+	if got, err := jcs.Canonical(head); err != nil || !bytes.Equal(got, head) {
+		return "", notStreamable
+	}
+	c.headJSON = head
+	// The canonical digest is over every byte but the newline, the file's
+	// over all of them: the state is cloned rather than hashing twice.
+	state, err := canon.h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return "", err
+	}
+	file := sha256.New()
+	if err := file.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return "", err
+	}
+	file.Write([]byte{'\n'})
+	c.planSum = hex.EncodeToString(file.Sum(nil))
+	return hex.EncodeToString(canon.h.Sum(nil)), nil
+}
+
+// holdBack hashes every byte written to it but the last, which it holds.
+type holdBack struct {
+	h    hash.Hash
+	last byte
+	has  bool
+}
+
+func (b *holdBack) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if b.has {
+		b.h.Write([]byte{b.last})
+	}
+	b.h.Write(p[:len(p)-1])
+	b.last, b.has = p[len(p)-1], true
+	return len(p), nil
+}
+
+// keyWalk reads the planned trials, one at a time, from the bytes of a
+// plan's trials array. The trials must be in RFC 8785 form and the array
+// hold nothing between them but commas: together with
+// a canonical head, the plan is then canonical as a whole. The check runs
+// over many trials at once; a trial handed out may be found not canonical
+// later, which is then the error that ends the walk.
+type keyWalk struct {
+	d        *jsonscan.Decoder
+	seen     *window
+	prev     int64 // offset just past the '[' or the last trial
+	lastTask string
+	n        int   // trials read
+	from, to int64 // span of the trials not yet checked; from -1 when none
+	started  bool
+	done     bool
+}
+
+func newKeyWalk(r io.Reader) *keyWalk {
+	w := &keyWalk{from: -1, seen: &window{}}
+	w.d = jsonscan.NewDecoder(io.TeeReader(r, w.seen), jsonscan.Options{MaxDepth: jcs.MaxDepth})
+	return w
+}
+
+var errNotCanonical = errors.New("the trials array is not in the canonical form a streamed read takes")
+
+// next returns the next trial; ok is false after the last one.
+func (w *keyWalk) next() (t trialKey, ok bool, err error) {
+	if w.done {
+		return t, false, nil
+	}
+	if !w.started {
+		w.started = true
+		if k, err := w.d.Next(); err != nil || k != jsonscan.BeginArray {
+			return t, false, errNotCanonical
+		}
+		w.prev = w.d.InputOffset()
+	}
+	k, err := w.d.Next()
+	if err != nil {
+		return t, false, err
+	}
+	start := w.d.Start()
+	if k == jsonscan.EndArray {
+		w.done = true
+		if start != w.prev || !w.checkHeld() {
+			return t, false, errNotCanonical
+		}
+		if _, err := w.d.Next(); err != io.EOF {
+			return t, false, errNotCanonical
+		}
+		return t, false, nil
+	}
+	if t, ok = walkTrial(w.d, k); !ok {
+		return t, false, errNotCanonical
+	}
+	end := w.d.InputOffset()
+	// One byte between trials is the comma itself; the first starts right
+	// after the bracket.
+	gap := int64(1)
+	if w.n == 0 {
+		gap = 0
+	}
+	if start != w.prev+gap {
+		return t, false, errNotCanonical
+	}
+	if w.from < 0 {
+		w.from = start
+	}
+	w.to = end
+	if w.to-w.from >= 256<<10 && !w.checkHeld() {
+		return t, false, errNotCanonical
+	}
+	w.prev = end
+	w.n++
+	if t.Task == w.lastTask {
+		t.Task = w.lastTask
+	}
+	w.lastTask = t.Task
+	return t, true, nil
+}
+
+// checkHeld reports whether the trials read since the last check are in
+// RFC 8785 form, checked together as one array (one canonicalizer run
+// per quarter MiB rather than one per trial): the byte before the first
+// and the one after the last are made brackets for the check, then put
+// back. Then it drops them from the window.
+func (w *keyWalk) checkHeld() bool {
+	if w.from < 0 {
+		return true
+	}
+	b := w.seen.b
+	lo, hi := int(w.from-w.seen.base)-1, int(w.to-w.seen.base)
+	before := b[lo]
+	extended := hi == len(b)
+	if extended {
+		b = append(b, 0)
+		w.seen.b = b
+	}
+	after := b[hi]
+	b[lo], b[hi] = '[', ']'
+	span := b[lo : hi+1]
+	got, err := jcs.Canonical(span)
+	ok := err == nil && bytes.Equal(got, span)
+	b[lo], b[hi] = before, after
+	if extended {
+		w.seen.b = b[:hi]
+	}
+	w.seen.drop(w.to) // the byte before the next trial is kept
+	w.from = -1
+	return ok
+}
+
+// window keeps the bytes read through it from the first not dropped:
+// the trial being checked and the decoder's read-ahead.
+type window struct {
+	b    []byte
+	base int64 // offset of b[0]
+}
+
+func (w *window) Write(p []byte) (int, error) {
+	w.b = append(w.b, p...)
+	return len(p), nil
+}
+
+// drop forgets the bytes before off; they are moved out only once they
+// are most of the buffer, so each byte is moved about once.
+func (w *window) drop(off int64) {
+	n := int(off - w.base)
+	if n < 64<<10 || n < len(w.b)/2 {
+		return
+	}
+	w.b = w.b[:copy(w.b, w.b[n:])]
+	w.base = off
+}
