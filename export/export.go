@@ -141,14 +141,24 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 	// the writer: they go to a temporary folder, which is published only
 	// once the whole snapshot verified, and removed otherwise (even for a
 	// problem in its last line).
+	// The rows are written on a goroutine of their own (pipe). A writer's
+	// error wins over the snapshot's: every trial the read handed over is
+	// written first, so the error reported does not depend on timing.
 	var w *partitionWriter
+	var p *pipe
 	defer func() {
+		if p != nil {
+			p.wait()
+		}
 		if w != nil {
 			w.discard()
 		}
 	}()
 	_, err := round.Walk(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
 		if w != nil { // reading again from the start: forget the first
+			if err := p.wait(); err != nil {
+				return nil, err
+			}
 			w.discard()
 		}
 		var err error
@@ -156,8 +166,14 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 		if err != nil {
 			return nil, err
 		}
-		return w.trial, nil
+		p = startPipe(w.trial)
+		return p.visit, nil
 	})
+	if p != nil {
+		if perr := p.wait(); perr != nil {
+			return nil, perr
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +272,7 @@ type partitionWriter struct {
 	counts   snapshot.Counts
 	part     Partition
 	n        int
-	passed   map[string]string // the tables' gate's, shared
+	passed   map[string]*passed // the tables' gate's, shared
 }
 
 func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, manifestJSON []byte, opts Options) (w *partitionWriter, err error) {
@@ -266,7 +282,7 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 		return nil, fmt.Errorf("cannot create a temporary folder in %q: %w", opts.Out, err)
 	}
 	sum := sha256.Sum256(manifestJSON)
-	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]string{},
+	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]*passed{},
 		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
 	defer func() {
 		if err != nil {

@@ -13,8 +13,8 @@ package snapshot
 import (
 	"cmp"
 	"encoding/json"
-	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -264,7 +264,7 @@ func (p *PlanSummary) TrialIDs() []string {
 }
 
 // TrialID is the stable identity of a planned trial.
-func TrialID(task string, repeat int) string { return fmt.Sprintf("%s#%d", task, repeat) }
+func TrialID(task string, repeat int) string { return task + "#" + strconv.Itoa(repeat) }
 
 // CompareTrials orders observations canonically: by task, then repeat.
 func CompareTrials(aTask string, aRepeat int, bTask string, bRepeat int) int {
