@@ -171,10 +171,46 @@ type checkFunc func(column, value string) error
 type gate struct {
 	check checkFunc
 	batch func(text []byte) bool // reports whether text may carry a secret
-	// passed is the last value that passed per column name, shared by
-	// the tables of one round: a value repeated from one row to the next,
-	// or from an attempt to its trial, is not scanned again.
-	passed map[string]string
+	// passed is what passed per column name, shared by the tables of one
+	// round: a value repeated from one row to the next, or from an
+	// attempt to its trial, is not scanned again.
+	passed map[string]*passed
+}
+
+// passed is the values of one column the gate passed: the last one, and
+// a few recent short ones (statuses, reasons, exception types alternate
+// from row to row). A value that passed alone passes anywhere, so this
+// only decides what is scanned, never what is found; the set is bounded
+// and replaced in order, so the same rows scan the same strings.
+type passed struct {
+	last  string
+	words [8]string
+	next  int
+}
+
+// maxWord is the longest value passed keeps among its words.
+const maxWord = 40
+
+func (p *passed) has(s string) bool {
+	if s == p.last {
+		return true
+	}
+	if len(s) > maxWord {
+		return false
+	}
+	for _, w := range p.words {
+		if w == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *passed) add(s string) {
+	if p.last = s; len(s) <= maxWord && !p.has(s) {
+		p.words[p.next] = s
+		p.next = (p.next + 1) % len(p.words)
+	}
 }
 
 // table writes rows of one type to w in one format.
@@ -183,6 +219,7 @@ type table[T any] struct {
 	w      *bufio.Writer
 	fields []field
 	gate   gate
+	passed []*passed     // per field: the gate's for its column name
 	joined []byte        // the row's new strings, for one scan
 	fresh  []freshString // the same, one by one
 	buf    []byte
@@ -202,7 +239,18 @@ type table[T any] struct {
 func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string) *table[T] {
 	t := &table[T]{format: format, w: bufio.NewWriterSize(w, 64<<10), fields: fieldsOf(reflect.TypeFor[T]()), gate: g}
 	if t.gate.passed == nil {
-		t.gate.passed = map[string]string{}
+		t.gate.passed = map[string]*passed{}
+	}
+	t.passed = make([]*passed, len(t.fields))
+	for i, f := range t.fields {
+		if f.kind == kString {
+			p := t.gate.passed[f.Name]
+			if p == nil {
+				p = &passed{}
+				t.gate.passed[f.Name] = p
+			}
+			t.passed[i] = p
+		}
 	}
 	switch format {
 	case Parquet:
@@ -235,7 +283,7 @@ func (t *table[T]) write(row *T) error {
 	v := reflect.ValueOf(row).Elem()
 	t.joined, t.fresh = t.joined[:0], t.fresh[:0]
 	for i, f := range t.fields {
-		if s, ok := t.newString(v, f); ok {
+		if s, ok := t.newString(v, i, f); ok {
 			t.joined = append(append(t.joined, s...), 0)
 			t.fresh = append(t.fresh, freshString{i, s})
 		}
@@ -248,7 +296,7 @@ func (t *table[T]) write(row *T) error {
 		}
 	}
 	for _, fs := range t.fresh {
-		t.gate.passed[t.fields[fs.field].Name] = fs.value
+		t.passed[fs.field].add(fs.value)
 	}
 	t.n++
 	switch t.format {
@@ -271,10 +319,11 @@ func (t *table[T]) write(row *T) error {
 	return nil
 }
 
-// newString returns field f of the row when it is a string the gate has
-// not just passed in a column of that name (of this table or another
-// that shares the gate's passed: an attempt's trial ID, then its trial's).
-func (t *table[T]) newString(v reflect.Value, f field) (string, bool) {
+// newString returns field f (the i-th) of the row when it is a string
+// the gate has not recently passed in a column of that name (of this
+// table or another that shares the gate's passed: an attempt's trial ID,
+// then its trial's).
+func (t *table[T]) newString(v reflect.Value, i int, f field) (string, bool) {
 	if f.kind != kString {
 		return "", false
 	}
@@ -286,7 +335,7 @@ func (t *table[T]) newString(v reflect.Value, f field) (string, bool) {
 		fv = fv.Elem()
 	}
 	s := fv.String()
-	return s, s != "" && s != t.gate.passed[f.Name]
+	return s, s != "" && !t.passed[i].has(s)
 }
 
 // freshString is a string of a row that the gate checks: its field and
