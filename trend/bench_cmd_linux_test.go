@@ -68,21 +68,12 @@ func BenchmarkTrendCmd(b *testing.B) {
 					wall, cpu, rss = append(wall, r.Wall.Seconds()), append(cpu, r.CPU.Seconds()), append(rss, float64(r.RSSKiB)/1024)
 				}
 			}
-			slices.Sort(wall)
-			b.Logf("trend over %d rounds of %d trials (%s): wall s min %.3f median %.3f max %.3f; CPU s median %.3f; peak RSS %.1f MiB",
-				rounds, tasks*repeats, bc.name, wall[0], median(wall), wall[len(wall)-1], median(cpu), slices.Max(rss))
-			b.ReportMetric(median(wall), "s/run")
-			b.ReportMetric(median(cpu), "cpu-s")
+			ws, cs := benchcmd.SpreadOf(wall), benchcmd.SpreadOf(cpu)
+			b.Logf("trend over %d rounds of %d trials (%s): wall s %v; CPU s median %.3f; peak RSS %.1f MiB",
+				rounds, tasks*repeats, bc.name, ws, cs.Med, slices.Max(rss))
+			b.ReportMetric(ws.Med, "s/run")
+			b.ReportMetric(cs.Med, "cpu-s")
 			b.ReportMetric(slices.Max(rss), "peak-RSS-MiB")
 		})
 	}
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 0 {
-		return (s[len(s)/2-1] + s[len(s)/2]) / 2
-	}
-	return s[len(s)/2]
 }
