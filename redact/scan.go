@@ -302,7 +302,15 @@ func (s *Scanner) Scan(field, text string) []Hit {
 // looks at text and at its decoded views (decode.go); a detector's count
 // is the most it matched in any one of them.
 func (s *Scanner) scan(text string, mask uint32) []Hit {
-	counts := make([]int, len(s.values)+len(s.patterns))
+	// On the stack for the usual few detectors: Scan runs for every
+	// string an export or import writes.
+	var buf [32]int
+	counts := buf[:0]
+	if n := len(s.values) + len(s.patterns); n <= len(buf) {
+		counts = buf[:n]
+	} else {
+		counts = make([]int, n)
+	}
 	s.count(text, mask, counts)
 	last := text
 	if decodable(text) {

@@ -242,18 +242,26 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 		}
 	}
 	var planErr error
-	if err := obs.each(func(o Observation) error {
+	// The observations handed to the Visit are cut from blocks, one
+	// allocation for many: a Visit may keep them.
+	var block []Observation
+	if err := obs.each(func(v Observation) error {
+		if len(block) == 0 {
+			block = make([]Observation, 128)
+		}
+		o := &block[0]
+		*o, block = v, block[1:]
 		var ok bool
 		if ok, planErr = planned(o.Task, o.Repeat, false); planErr != nil {
 			return planErr
 		}
-		if err := check(t, &o); err != nil {
+		if err := check(t, o); err != nil {
 			return err
 		}
 		if !ok { // check refuses an observation that is not planned
 			return fmt.Errorf("trial %q is not in the plan", o.TrialID)
 		}
-		err := visit(pending, &o)
+		err := visit(pending, o)
 		pending = nil
 		return err
 	}); err != nil {

@@ -84,8 +84,11 @@ func readObservations(r io.Reader, fn func(Observation) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), MaxObservationLine)
 	d := newObsDecoder()
+	// One Observation for the file (decode's argument escapes): fn takes
+	// a copy, and what decode points it to is never reused.
+	var o Observation
 	for line := 1; sc.Scan(); line++ {
-		var o Observation
+		o = Observation{}
 		if err := d.decode(sc.Bytes(), &o); err != nil {
 			return fmt.Errorf("%s:%d: %w", ObservationsFile, line, err)
 		}
