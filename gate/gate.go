@@ -16,6 +16,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/suggest"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/stats"
 )
 
 // Format is the version of the JSON verdict.
@@ -182,8 +183,9 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		switch ci := cs.SuccessRateCI95Clustered; {
 		case ci == nil:
 			r.Outcome = OutcomeNoEvidence
-			r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; the task-clustered interval needs at least two tasks with a scored trial)",
-				pct(min), c.Scored(), cs.Tasks)
+			why := tooFew(cs.SuccessRateCI95ClusteredNull)
+			r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; %s)",
+				pct(min), c.Scored(), cs.Tasks, why)
 		default:
 			lo := ci[0]
 			r.Value = &lo
@@ -239,10 +241,12 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 	case pr.Paired == nil || pr.Paired.CI95 == nil:
 		r.Outcome = OutcomeNoEvidence
 		trials, tasks := 0, 0
+		var null *stats.NullReason
 		if pr.Paired != nil {
-			trials, tasks = pr.Paired.Trials, pr.Paired.Tasks
+			trials, tasks, null = pr.Paired.Trials, pr.Paired.Tasks, pr.Paired.NullReason
 		}
-		r.Message = fmt.Sprintf("%s: not enough evidence — the paired 95%% interval cannot be computed (%d trials scored in both rounds, in %d tasks; it needs at least two tasks)", name, trials, tasks)
+		why := tooFew(null)
+		r.Message = fmt.Sprintf("%s: not enough evidence — the paired 95%% interval cannot be computed (%d trials scored in both rounds, in %d tasks; %s)", name, trials, tasks, why)
 	default:
 		p := pr.Paired
 		r.Interval = p.CI95
@@ -267,6 +271,16 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 		}
 	}
 	return r
+}
+
+// tooFew says why an interval is null, after the message has given the
+// trial and task counts: the minimum the null reason names.
+func tooFew(null *stats.NullReason) string {
+	min := stats.MinTasks
+	if null != nil {
+		min = null.MinTasks
+	}
+	return fmt.Sprintf("a task-clustered interval needs at least %d tasks, and more repeats of the same tasks do not help", min)
 }
 
 func side(r *round.Round, s round.Summary) Side {

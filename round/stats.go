@@ -20,9 +20,12 @@ type Summary struct {
 	// SuccessRateCI95Clustered is the task-clustered interval; nil when
 	// the statistics have none.
 	SuccessRateCI95Clustered *[2]float64 `json:"success_rate_ci95_clustered"`
-	SuccessRateSEClustered   *float64    `json:"success_rate_se_clustered"`
-	Coverage                 *float64    `json:"coverage"`
-	CoverageCI95             *[2]float64 `json:"coverage_ci95"`
+	// SuccessRateCI95ClusteredNull says why SuccessRateCI95Clustered is
+	// nil (too few tasks, naming how many and the minimum).
+	SuccessRateCI95ClusteredNull *stats.NullReason `json:"success_rate_ci95_clustered_null,omitempty"`
+	SuccessRateSEClustered       *float64          `json:"success_rate_se_clustered"`
+	Coverage                     *float64          `json:"coverage"`
+	CoverageCI95                 *[2]float64       `json:"coverage_ci95"`
 	// InfraErrorRate is infra_error / expected; nil when nothing is planned.
 	InfraErrorRate *float64 `json:"infra_error_rate"`
 }
@@ -75,6 +78,7 @@ func (r *Round) Summarize(skip func(task string) bool) Summary {
 	}
 	st := snapshot.StatisticsOfTasks(tasks)
 	s.SuccessRateCI95Clustered, s.SuccessRateSEClustered = st.SuccessRateCI95Clustered, st.SuccessRateSEClustered
+	s.SuccessRateCI95ClusteredNull = st.SuccessRateCI95ClusteredNull
 	return s
 }
 

@@ -292,7 +292,7 @@ func pairedInterval(p *compare.Paired) string {
 		if p.NullReason != nil {
 			return "— (" + p.NullReason.Message + ")"
 		}
-		return "— (fewer than two tasks)"
+		return "— (too few tasks)"
 	}
 	return "[" + signedPct(p.CI95[0]) + ", " + signedPct(p.CI95[1]) + "]"
 }

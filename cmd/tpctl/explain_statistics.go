@@ -138,20 +138,31 @@ func explainStatisticsRun(_ context.Context, a *app, _ *explainOptions) error {
 		return a.io.JSON(rep)
 	}
 	a.page()
-	return writeStatistics(a.io.Out, a.io.Styles(), rep)
+	return writeStatistics(a.io.Out, a.io.Width(), a.io.Styles(), rep)
 }
 
-func writeStatistics(w io.Writer, st ui.Styles, rep statisticsReport) error {
+// writeStatistics prints each statistic's fields as a two-column table
+// whose values wrap within width (0: no limit); the note is wrapped at 80
+// or the narrower terminal.
+func writeStatistics(w io.Writer, width int, st ui.Styles, rep statisticsReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.Heading.Render("Statistics for repeated trials"))
-	b.WriteString(wrapWords(rep.Note, 80) + "\n")
+	noteWidth := 80
+	if width > 0 && width < noteWidth {
+		noteWidth = width
+	}
+	b.WriteString(wrapWords(rep.Note, noteWidth) + "\n")
 	for _, e := range rep.Statistics {
-		fmt.Fprintf(&b, "\n%s  %s\n", st.Bold.Render(e.Name), st.Faint.Render("("+e.Where+")"))
+		b.WriteString(ui.Wrap(fmt.Sprintf("\n%s  %s\n", st.Bold.Render(e.Name), st.Faint.Render("("+e.Where+")")), width))
+		t := ui.Table{WrapLast: true}
 		for _, f := range [][2]string{{"meaning", e.Meaning}, {"formula", e.Formula}, {"assumes", e.Assumptions}, {"null when", e.NullWhen}} {
 			if f[1] != "" {
-				fmt.Fprintf(&b, "  %-10s %s\n", f[0], f[1])
+				// The label padded to 11 cells: the value starts in the
+				// same column whatever the entry's labels.
+				t.Rows = append(t.Rows, []string{fmt.Sprintf("  %-9s", f[0]), f[1]})
 			}
 		}
+		_ = ui.Columns(&b, width, t) // a strings.Builder does not fail
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -287,7 +287,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 			}{"trial", d})
 		}
 		a.page()
-		return writeTrial(a.io.Out, r, tv.Trial, st)
+		return writeTrial(a.io.Out, a.io.Width(), r, tv.Trial, st)
 	}
 	if a.jsonOutput() {
 		return writeTrialLines(a.io.Out, r, tv.Filter)

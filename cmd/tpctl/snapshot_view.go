@@ -61,16 +61,31 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 // writeTrial writes one trial for a person: its current result, every
 // attempt, and each exported body as readable text with tool calls
 // paired to their results.
-func writeTrial(w io.Writer, r *report.Round, id string, s ui.Styles) error {
+//
+// The result and attempts wrap at width (0: no limit), hashes and paths
+// kept whole; the bodies are printed as they are, their lines being the
+// conversation's own.
+func writeTrial(w io.Writer, width int, r *report.Round, id string, s ui.Styles) error {
 	d, err := r.Detail(id)
 	if err != nil {
 		return err
 	}
-	bw := ui.NewLineBuffer(w) // whole lines: the secret gate masks each Write
+	out := ui.NewLineBuffer(w) // whole lines: the secret gate masks each Write
+	var head strings.Builder
+	bw := &head
+	// flush writes the wrapped head; called once, before the bodies.
+	flush := func() error {
+		_, err := io.WriteString(out, ui.Wrap(head.String(), width))
+		head.Reset()
+		return err
+	}
 	fmt.Fprintf(bw, "%s %s  (task %s, repeat %d)\n", s.Bold.Render(report.Glyph(d.Status)+" "+d.Status), ui.PrintableLines(d.TrialID), ui.PrintableLines(d.Task), d.Repeat)
 	if d.Status == report.StatusMissing {
 		fmt.Fprintln(bw, "missing: the plan lists this trial but no attempt ran; it stays in the denominator")
-		return bw.Flush()
+		if err := flush(); err != nil {
+			return err
+		}
+		return out.Flush()
 	}
 	fmt.Fprintf(bw, "reason %s, reward %s, exception %s, trainable %v\n", ui.PrintableLines(*d.Reason), reward(d.Reward), ui.PrintableLines(orDash(d.ExceptionType)), d.Trainable)
 	fmt.Fprintf(bw, "evidence (current attempt): result_sha256 %s, task_checksum %s, verifier_environment_mode %s\n",
@@ -91,12 +106,14 @@ func writeTrial(w io.Writer, r *report.Round, id string, s ui.Styles) error {
 	fmt.Fprintf(bw, "\n%s\n", s.Heading.Render("trajectory"))
 	if len(d.Bodies) == 0 {
 		fmt.Fprintln(bw, "no body exported for this trial (transcripts are off by default and capped by --trace-limit); a missing body is not a failed trial")
-		return bw.Flush()
+	}
+	if err := flush(); err != nil {
+		return err
 	}
 	for _, b := range d.Bodies {
-		writeBody(bw, &b, s)
+		writeBody(out, &b, s)
 	}
-	return bw.Flush()
+	return out.Flush()
 }
 
 func writeBody(w io.Writer, b *report.Trajectory, s ui.Styles) {

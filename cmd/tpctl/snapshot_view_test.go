@@ -83,13 +83,13 @@ func TestWriteTrial(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := writeTrial(&out, r, tc.id, plain()); err != nil {
+			if err := writeTrial(&out, 0, r, tc.id, plain()); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, *update, out.Bytes(), "snapshot-trial-"+tc.name+".txt")
 		})
 	}
-	if err := writeTrial(&bytes.Buffer{}, r, "nope#0", plain()); !errors.Is(err, report.ErrNoTrial) {
+	if err := writeTrial(&bytes.Buffer{}, 0, r, "nope#0", plain()); !errors.Is(err, report.ErrNoTrial) {
 		t.Errorf("unknown trial: %v, want ErrNoTrial", err)
 	}
 }
@@ -106,7 +106,7 @@ func TestWriteTrialEscapesControlCharacters(t *testing.T) {
 	if err := writeTrialTable(&table, 0, r, report.Filter{}, plain()); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeTrial(&detail, r, r.Trials[0].ID, plain()); err != nil {
+	if err := writeTrial(&detail, 0, r, r.Trials[0].ID, plain()); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"table": table.String(), "detail": detail.String()} {

@@ -106,7 +106,7 @@ func trendPaired(p *compare.Paired) string {
 		if p.NullReason != nil {
 			return "— (" + ui.Printable(p.NullReason.Message) + ")"
 		}
-		return "— (fewer than two tasks)"
+		return "— (too few tasks)"
 	}
 	return "[" + trendSigned(p.CI95[0]) + ", " + trendSigned(p.CI95[1]) + "]"
 }
