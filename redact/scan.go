@@ -305,10 +305,9 @@ func (s *Scanner) scan(text string, mask uint32) []Hit {
 	// On the stack for the usual few detectors: Scan runs for every
 	// string an export or import writes.
 	var buf [32]int
-	counts := buf[:0]
-	if n := len(s.values) + len(s.patterns); n <= len(buf) {
-		counts = buf[:n]
-	} else {
+	n := len(s.values) + len(s.patterns)
+	counts := buf[:min(n, len(buf))]
+	if n > len(buf) {
 		counts = make([]int, n)
 	}
 	s.count(text, mask, counts)
