@@ -84,7 +84,8 @@ func DecodeTrialResultBytes(data []byte) (*TrialResult, error) {
 // VerifierEnvironmentMode and the unknown fields. It checks the whole
 // file exactly as DecodeTrialResultBytes does (same errors, same unknown
 // fields), but copies no text nobody reads: ID, TrialName, TaskID, Source,
-// Agent, StartedAt, FinishedAt and ExceptionInfo.OccurredAt stay empty.
+// Agent.Version, Agent.ModelProvider, StartedAt, FinishedAt and
+// ExceptionInfo.OccurredAt stay empty.
 func DecodeTrialResultForImport(data []byte) (*TrialResult, error) {
 	if int64(len(data)) > MaxResultSize {
 		return nil, &TooLargeError{Limit: MaxResultSize}
@@ -115,6 +116,7 @@ var scanOpts = jsonscan.Options{NonFinite: true, MaxDepth: maxDepth}
 // reach users in import warnings), translating the scanner's.
 type decoder struct {
 	s       jsonscan.Decoder
+	sub     jsonscan.Decoder // reads timing and usage objects (extras.go)
 	data    []byte
 	path    []string // JSON pointer segments of the value being read
 	pathBuf [8]string
@@ -438,7 +440,8 @@ func (d *decoder) extraPtr() (*string, error) {
 	if !ok {
 		return nil, err
 	}
-	return &s, nil
+	kept := s // only a kept string goes to the heap
+	return &kept, nil
 }
 
 // optText reads a string or null; ok is false for null.
@@ -455,7 +458,8 @@ func (d *decoder) optStr() (*string, error) {
 	if !ok {
 		return nil, err
 	}
-	return &s, nil
+	kept := s // only a kept string goes to the heap
+	return &kept, nil
 }
 
 // check reads a value of type w and skips it.
@@ -472,7 +476,7 @@ func (d *decoder) check(w want) error {
 func (d *decoder) timing(t **TimingInfo) (bool, error) {
 	raw, ok, err := d.optObjectRaw()
 	if ok {
-		*t = parseTiming(raw)
+		*t = parseTiming(&d.sub, raw)
 	}
 	return ok, err
 }
@@ -482,7 +486,17 @@ func (d *decoder) timing(t **TimingInfo) (bool, error) {
 func (d *decoder) agentResult() error {
 	raw, ok, err := d.optObjectRaw()
 	if ok {
-		d.res.Usage.add(parseUsage(raw))
+		u := parseUsage(&d.sub, raw)
+		if d.res.Usage.IsZero() {
+			// The first counts are taken as they are, as add would give
+			// them but for a cost of -0, which the sum 0 + -0 makes 0.
+			if u.CostUSD != nil && *u.CostUSD == 0 {
+				*u.CostUSD = 0
+			}
+			d.res.Usage = u
+		} else {
+			d.res.Usage.add(u)
+		}
 	}
 	return err
 }
@@ -777,7 +791,7 @@ func (d *decoder) agentInfo() error {
 		case "name":
 			a.Name, err = d.str()
 		case "version":
-			a.Version, err = d.str()
+			a.Version, _, err = d.extra(aString)
 		case "model_info":
 			err = d.modelInfo(a)
 		default:
@@ -807,7 +821,7 @@ func (d *decoder) modelInfo(a *AgentInfo) error {
 		case "name":
 			a.ModelName, err = d.str()
 		case "provider":
-			a.ModelProvider, err = d.optStr()
+			a.ModelProvider, err = d.extraPtr()
 		default:
 			err = d.unknown()
 		}

@@ -78,9 +78,14 @@ func (u *Usage) add(o Usage) {
 
 // objectMembers calls fn with each top-level key of the object raw and a
 // decoder positioned on its value's first token (kind k); fn must consume
-// the value (Skip). It stops quietly at anything unexpected.
-func objectMembers(raw []byte, fn func(key string, d *jsonscan.Decoder, k jsonscan.Kind) bool) {
-	d := jsonscan.NewBytes(raw, scanOpts)
+// the value (Skip). It stops quietly at anything unexpected. d is the
+// caller's scratch decoder, reset over raw: a result has up to seven
+// timing and usage objects, and a decoder per object was a third of an
+// import's allocations. The key is valid only until fn reads the value's
+// text, and only the strings fn keeps are allocated.
+func objectMembers(d *jsonscan.Decoder, raw []byte, fn func(key []byte, d *jsonscan.Decoder, k jsonscan.Kind) bool) {
+	d.Reset(raw, scanOpts)
+	defer d.Reset(nil, scanOpts)
 	if k, err := d.Next(); err != nil || k != jsonscan.BeginObject {
 		return
 	}
@@ -89,7 +94,7 @@ func objectMembers(raw []byte, fn func(key string, d *jsonscan.Decoder, k jsonsc
 		if err != nil || k != jsonscan.String {
 			return
 		}
-		key := d.String()
+		key := d.Text()
 		v, err := d.Next()
 		if err != nil || !fn(key, d, v) {
 			return
@@ -100,49 +105,102 @@ func objectMembers(raw []byte, fn func(key string, d *jsonscan.Decoder, k jsonsc
 // skipped is fn's usual tail: skip what was not taken.
 func skipped(d *jsonscan.Decoder, k jsonscan.Kind) bool { return d.Skip(k) == nil }
 
-func parseTiming(raw []byte) *TimingInfo {
-	t := &TimingInfo{}
-	objectMembers(raw, func(key string, d *jsonscan.Decoder, k jsonscan.Kind) bool {
-		if k == jsonscan.String && (key == "started_at" || key == "finished_at") {
-			s := d.String()
-			if key == "started_at" {
-				t.StartedAt = &s
-			} else {
-				t.FinishedAt = &s
-			}
-			return true
+// parseTiming reads a timing object. Its strings are cut from one
+// allocation and held, with the TimingInfo, by another: a trial has up to
+// four timings, and a string each with its own holder was most of an
+// import's allocations.
+func parseTiming(sub *jsonscan.Decoder, raw []byte) *TimingInfo {
+	var buf [80]byte // two RFC 3339 times with nanoseconds fit
+	text := buf[:0]
+	var span [2]struct{ from, to int } // started_at, finished_at in text
+	var seen [2]bool
+	objectMembers(sub, raw, func(key []byte, d *jsonscan.Decoder, k jsonscan.Kind) bool {
+		if k != jsonscan.String {
+			return skipped(d, k)
 		}
-		return skipped(d, k)
+		var i int
+		switch string(key) {
+		case "started_at":
+			i = 0
+		case "finished_at":
+			i = 1
+		default:
+			return skipped(d, k)
+		}
+		from := len(text)
+		text = append(text, d.Text()...) // after the switch: it may reuse key's memory
+		span[i].from, span[i].to, seen[i] = from, len(text), true
+		return true
 	})
-	return t
+	type timingWithText struct {
+		t TimingInfo
+		s [2]string
+	}
+	tt := &timingWithText{}
+	all := string(text)
+	for i, ok := range seen {
+		if ok {
+			tt.s[i] = all[span[i].from:span[i].to]
+		}
+	}
+	if seen[0] {
+		tt.t.StartedAt = &tt.s[0]
+	}
+	if seen[1] {
+		tt.t.FinishedAt = &tt.s[1]
+	}
+	return &tt.t
 }
 
-func parseUsage(raw []byte) Usage {
+// usageValues holds the counts a Usage points to.
+type usageValues struct {
+	n    [3]int64 // input, cache, output tokens
+	cost float64
+}
+
+// parseUsage reads a usage object; its counts share one allocation.
+func parseUsage(sub *jsonscan.Decoder, raw []byte) Usage {
 	var u Usage
-	objectMembers(raw, func(key string, d *jsonscan.Decoder, k jsonscan.Kind) bool {
+	var vals *usageValues
+	objectMembers(sub, raw, func(key []byte, d *jsonscan.Decoder, k jsonscan.Kind) bool {
 		if k != jsonscan.Number {
 			return skipped(d, k)
 		}
-		text := string(d.Raw())
-		switch key {
-		case "n_input_tokens", "n_cache_tokens", "n_output_tokens":
-			n, err := strconv.ParseInt(text, 10, 64)
-			if err != nil || n < 0 {
-				return true
-			}
-			switch key {
-			case "n_input_tokens":
-				u.InputTokens = &n
-			case "n_cache_tokens":
-				u.CacheTokens = &n
-			default:
-				u.OutputTokens = &n
-			}
+		i := 0
+		switch string(key) {
+		case "n_input_tokens":
+		case "n_cache_tokens":
+			i = 1
+		case "n_output_tokens":
+			i = 2
 		case "cost_usd":
-			f, err := strconv.ParseFloat(text, 64)
+			f, err := strconv.ParseFloat(string(d.Raw()), 64)
 			if err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) && f >= 0 {
-				u.CostUSD = &f
+				if vals == nil {
+					vals = new(usageValues)
+				}
+				vals.cost = f
+				u.CostUSD = &vals.cost
 			}
+			return true
+		default:
+			return true
+		}
+		n, err := strconv.ParseInt(string(d.Raw()), 10, 64)
+		if err != nil || n < 0 {
+			return true
+		}
+		if vals == nil {
+			vals = new(usageValues)
+		}
+		vals.n[i] = n
+		switch i {
+		case 0:
+			u.InputTokens = &vals.n[0]
+		case 1:
+			u.CacheTokens = &vals.n[1]
+		default:
+			u.OutputTokens = &vals.n[2]
 		}
 		return true
 	})
