@@ -830,20 +830,26 @@ func detailLine(s *redact.Scanner, detail string) string {
 // timing is the phase durations of a result, to the millisecond; nil
 // when no phase has one.
 func timing(t harbor.Timings) *snapshot.Timing {
-	sec := func(ti *harbor.TimingInfo) *float64 {
+	// One allocation for the timing and its four durations, not five.
+	type timingWithValues struct {
+		t snapshot.Timing
+		v [4]float64
+	}
+	tv := &timingWithValues{}
+	sec := func(i int, ti *harbor.TimingInfo) *float64 {
 		s, ok := ti.Seconds()
 		if !ok {
 			return nil
 		}
-		v := math.Round(s*1000) / 1000
-		return &v
+		tv.v[i] = math.Round(s*1000) / 1000
+		return &tv.v[i]
 	}
-	out := &snapshot.Timing{EnvironmentSetup: sec(t.EnvironmentSetup), AgentSetup: sec(t.AgentSetup),
-		AgentExecution: sec(t.AgentExecution), Verifier: sec(t.Verifier)}
-	if *out == (snapshot.Timing{}) {
+	tv.t = snapshot.Timing{EnvironmentSetup: sec(0, t.EnvironmentSetup), AgentSetup: sec(1, t.AgentSetup),
+		AgentExecution: sec(2, t.AgentExecution), Verifier: sec(3, t.Verifier)}
+	if tv.t == (snapshot.Timing{}) {
 		return nil
 	}
-	return out
+	return &tv.t
 }
 
 // usage is the agent's counts, nil when it reported none.
@@ -851,14 +857,19 @@ func usage(u harbor.Usage) *snapshot.Usage {
 	if u.IsZero() {
 		return nil
 	}
-	out := &snapshot.Usage{InputTokens: u.InputTokens, CacheTokens: u.CacheTokens, OutputTokens: u.OutputTokens}
+	// One allocation for the usage and its rounded cost.
+	type usageWithCost struct {
+		u    snapshot.Usage
+		cost float64
+	}
+	uc := &usageWithCost{u: snapshot.Usage{InputTokens: u.InputTokens, CacheTokens: u.CacheTokens, OutputTokens: u.OutputTokens}}
 	if u.CostUSD != nil {
 		// Summed step costs carry float noise; 1e-9 USD is far below
 		// anything an API bills.
-		v := math.Round(*u.CostUSD*1e9) / 1e9
-		out.CostUSD = &v
+		uc.cost = math.Round(*u.CostUSD*1e9) / 1e9
+		uc.u.CostUSD = &uc.cost
 	}
-	return out
+	return &uc.u
 }
 
 // isHexDigest reports whether s is 64 lowercase or uppercase hex digits.

@@ -8,6 +8,7 @@ package outcome
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -279,7 +280,12 @@ func pickReward(vr *harbor.VerifierResult) rewardPick {
 	if len(shown) > 40 {
 		shown = cutUTF8(shown, 40) + "…"
 	}
-	where := fmt.Sprintf("reward %q is %s", key, shown)
+	// "reward %q is %s", without fmt: this runs for every attempt.
+	quoted := `"reward"`
+	if key != "reward" {
+		quoted = strconv.Quote(key)
+	}
+	where := "reward " + quoted + " is " + shown
 	switch val.Kind {
 	case harbor.KindNull:
 		p.problem, p.detail = ReasonRewardMissing, where+" (Harbor writes NaN and ±Infinity rewards as null)"

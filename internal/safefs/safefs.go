@@ -67,7 +67,9 @@ func CheckRel(rel string) error {
 	case strings.Contains(rel, "\\"):
 		return &PathError{Rel: rel, Code: CodeUnclean}
 	}
-	for _, seg := range strings.Split(rel, "/") {
+	for rest, more := rel, true; more; {
+		var seg string
+		seg, rest, more = strings.Cut(rest, "/")
 		switch seg {
 		case "..":
 			return &PathError{Rel: rel, Code: CodeTraversal}
