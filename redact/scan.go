@@ -310,17 +310,20 @@ func (s *Scanner) scan(text string, mask uint32) []Hit {
 	if n > len(buf) {
 		counts = make([]int, n)
 	}
-	s.count(text, mask, counts)
-	last := text
+	matched := s.count(text, mask, counts)
+	last, lastMask := text, mask
 	if decodable(text) {
 		for _, v := range decodedViews(text, false) {
-			s.count(v.text, candidates(v.text), counts)
+			lastMask = candidates(v.text)
+			matched = s.count(v.text, lastMask, counts)
 			last = v.text
 		}
 	}
 	// A secret folded by a line break: the most decoded view holds the
-	// text's own line breaks and those its escapes stood for.
-	if j, ok := joinedText(last); ok {
+	// text's own line breaks and those its escapes stood for. Its joined
+	// view is searched unless it surely holds nothing (joined.go).
+	if strings.ContainsAny(last, "\r\n") && !s.joinedClean(last, lastMask, matched) {
+		j, _ := joinedText(last)
 		s.count(j, candidates(j), counts)
 	}
 	var hits []Hit
@@ -338,14 +341,15 @@ func (s *Scanner) scan(text string, mask uint32) []Hit {
 }
 
 // count raises counts (values first, then patterns) to the matches of
-// each detector in text.
-func (s *Scanner) count(text string, mask uint32, counts []int) {
+// each detector in text, and reports whether any detector matched.
+func (s *Scanner) count(text string, mask uint32, counts []int) (matched bool) {
 	for i, v := range s.values {
 		n := 0
 		for _, f := range v.forms {
 			n += strings.Count(text, f)
 		}
 		counts[i] = max(counts[i], n)
+		matched = matched || n > 0
 	}
 	for j, p := range s.patterns {
 		if mask&p.d.bit == 0 {
@@ -353,8 +357,10 @@ func (s *Scanner) count(text string, mask uint32, counts []int) {
 		}
 		if n := len(p.find(text)); n > 0 {
 			counts[len(s.values)+j] = max(counts[len(s.values)+j], n)
+			matched = true
 		}
 	}
+	return matched
 }
 
 // SecretFoundError reports a secret found after redaction. Its message

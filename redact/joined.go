@@ -1,0 +1,106 @@
+package redact
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// The line-joined view (joinedText) of a text with line breaks is a copy
+// that the scanner would search again in full, for a secret folded over
+// two lines. Almost always it holds nothing: joinedClean proves that
+// cheaply, by looking only at the bytes around each removed line break.
+// A match in the joined view either lies within one line, and so is in
+// the text itself, or spans a removed break, and so lies within maxSpan-1
+// bytes of it on both sides.
+
+// maxLit is the length of the longest prefilter literal.
+var maxLit int
+
+func init() {
+	for _, d := range detectors {
+		for _, p := range d.pre {
+			maxLit = max(maxLit, len(p))
+		}
+	}
+}
+
+// maxWindowSide bounds the bytes joinedClean collects on each side of a
+// line break; a longer secret takes the full joined view.
+const maxWindowSide = 128
+
+// joinedClean reports whether the line-joined view of text is certain to
+// hold no match of any detector of s, given that text itself has none:
+// mask is candidates(text) and matched is whether s.count found anything
+// in text. When it returns false the joined view must be searched.
+func (s *Scanner) joinedClean(text string, mask uint32, matched bool) bool {
+	if matched || mask != 0 {
+		return false
+	}
+	litSide := maxLit - 1
+	side := litSide
+	for _, v := range s.values {
+		for _, f := range v.forms {
+			side = max(side, len(f)-1)
+		}
+	}
+	if side > maxWindowSide {
+		return false
+	}
+	var buf [2 * maxWindowSide]byte
+	budget := len(text) // past this much window work the copy is cheaper
+	hasCR := strings.IndexByte(text, '\r') >= 0
+	for i := 0; i < len(text); {
+		var n int
+		if hasCR {
+			n = strings.IndexAny(text[i:], "\r\n")
+		} else {
+			n = strings.IndexByte(text[i:], '\n') // much faster
+		}
+		if n < 0 {
+			break
+		}
+		i += n
+		a := i // a run of line breaks [a, b): one join point
+		for i < len(text) && (text[i] == '\r' || text[i] == '\n') {
+			i++
+		}
+		b := i
+		if a == 0 || b == len(text) {
+			continue // nothing is joined across a leading or trailing break
+		}
+		// The joined view's bytes around the join point: up to side
+		// bytes before it and after it, other line breaks skipped.
+		from := side
+		for j := a - 1; j >= 0 && from > 0; j-- {
+			if c := text[j]; c != '\r' && c != '\n' {
+				from--
+				buf[from] = c
+			}
+		}
+		to := side
+		for j := b; j < len(text) && to < 2*side; j++ {
+			if c := text[j]; c != '\r' && c != '\n' {
+				buf[to] = c
+				to++
+			}
+		}
+		if budget -= to - from; budget < 0 {
+			return false
+		}
+		// Only searched, never kept: no copy.
+		win := unsafe.String(&buf[from], to-from)
+		// The prefilter's literals are shorter than the values' forms.
+		lit := unsafe.String(&buf[max(from, side-litSide)], min(to, side+litSide)-max(from, side-litSide))
+		if candidates(lit) != 0 {
+			return false
+		}
+		for _, v := range s.values {
+			for _, f := range v.forms {
+				if strings.Contains(win, f) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
