@@ -322,7 +322,7 @@ func (s *Scanner) scan(text string, mask uint32) []Hit {
 	// A secret folded by a line break: the most decoded view holds the
 	// text's own line breaks and those its escapes stood for. Its joined
 	// view is searched unless it surely holds nothing (joined.go).
-	if strings.ContainsAny(last, "\r\n") && !s.joinedClean(last, lastMask, matched) {
+	if hasLineBreak(last) && !s.joinedClean(last, lastMask, matched) {
 		j, _ := joinedText(last)
 		s.count(j, candidates(j), counts)
 	}
