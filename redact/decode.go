@@ -82,7 +82,12 @@ func decodeOnce(text string, mapped bool) (out string, start, end []int, ok bool
 			}
 		}
 	}
+	var next specials
 	for i := 0; i < len(text); {
+		// Only \, & and ~ start an escape (decodeAt): jump to the next.
+		if i = next.from(text, i); i >= len(text) {
+			break
+		}
 		s, n := decodeAt(text, i)
 		if n == 0 {
 			i++
@@ -99,6 +104,31 @@ func decodeOnce(text string, mapped bool) (out string, start, end []int, ok bool
 	}
 	flush(len(text))
 	return b.String(), start, end, true
+}
+
+// specials finds the bytes that may start an escape by a vectorised
+// search for each, remembering where each one is next.
+type specials struct {
+	at   [3]int // next index of \, & and ~, or len(text) when none
+	init bool
+}
+
+// from returns the index of the first \, & or ~ in text at or after i
+// (i never decreases between calls), or len(text).
+func (sp *specials) from(text string, i int) int {
+	first := len(text)
+	for k, c := range [3]byte{'\\', '&', '~'} {
+		if !sp.init || sp.at[k] < i {
+			if j := strings.IndexByte(text[i:], c); j >= 0 {
+				sp.at[k] = i + j
+			} else {
+				sp.at[k] = len(text)
+			}
+		}
+		first = min(first, sp.at[k])
+	}
+	sp.init = true
+	return first
 }
 
 // decodeAt decodes the escape starting at text[i], returning its value
