@@ -22,18 +22,7 @@ func (s *Scanner) scanAlwaysJoined(text string) []Hit {
 	if j, ok := joinedText(last); ok {
 		s.count(j, candidates(j), counts)
 	}
-	var hits []Hit
-	for i, n := range counts {
-		if n == 0 {
-			continue
-		}
-		if i < len(s.values) {
-			hits = append(hits, Hit{Detector: s.values[i].detector, Count: n})
-		} else {
-			hits = append(hits, Hit{Detector: "pattern:" + s.patterns[i-len(s.values)].kind, Count: n})
-		}
-	}
-	return hits
+	return s.hits(counts)
 }
 
 // joinedScanner knows a short and a longer value, so windows of both

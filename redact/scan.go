@@ -326,6 +326,12 @@ func (s *Scanner) scan(text string, mask uint32) []Hit {
 		j, _ := joinedText(last)
 		s.count(j, candidates(j), counts)
 	}
+	return s.hits(counts)
+}
+
+// hits names each detector counted in counts (values first, then
+// patterns, in the scanner's order) with its count.
+func (s *Scanner) hits(counts []int) []Hit {
 	var hits []Hit
 	for i, n := range counts {
 		if n == 0 {
