@@ -209,10 +209,13 @@ func (p *passed) has(s string) bool {
 }
 
 func (p *passed) add(s string) {
-	if p.last = s; len(s) <= maxWord && !p.has(s) {
+	// Looked up before s becomes the last value, or it would always be
+	// found and never kept among the words.
+	if len(s) <= maxWord && !p.has(s) {
 		p.words[p.next] = s
 		p.next = (p.next + 1) % len(p.words)
 	}
+	p.last = s
 }
 
 // table writes rows of one type to w in one format.
