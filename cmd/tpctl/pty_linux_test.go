@@ -165,6 +165,34 @@ func TestPager(t *testing.T) {
 		})
 	}
 
+	// The pager is one more way out: a known secret in the paged text is
+	// masked before the pager gets it, as on the terminal. Table cells
+	// are masked as they are laid out (ui.Columns); the prose of explain
+	// outcomes is masked only by the filter on the way out, which must
+	// stand in front of the pager too.
+	for _, c := range []struct {
+		name, secret, near string
+		args               []string
+	}{
+		{"secret masked in a table", "task-0042#0", "harbor/task-0041#0", []string{"snapshot", "show", snap, "--trials"}},
+		{"secret masked in prose", "judged first and wins", "A trial-level exception is", []string{"explain", "outcomes"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reset()
+			out, errOut, code := runOnTTY(t, true, []string{"TUNEPLANE_PAGER=" + recorder, "PAGER_TEST_SECRET_KEY=" + c.secret}, c.args...)
+			got, ok := paged()
+			if code != 0 || !ok {
+				t.Fatalf("exit %d, pager ran %v; stderr:\n%s", code, ok, errOut)
+			}
+			if strings.Contains(got, c.secret) || strings.Contains(out, c.secret) {
+				t.Errorf("the secret %q reached the pager or the terminal", c.secret)
+			}
+			if !strings.Contains(got, c.near) {
+				t.Errorf("the pager got no %q around the secret:\n%.500s", c.near, got)
+			}
+		})
+	}
+
 	t.Run("LESS kept", func(t *testing.T) {
 		reset()
 		if _, errOut, code := runOnTTY(t, true, []string{"TUNEPLANE_PAGER=" + recorder, "LESS=-S"}, "explain", "outcomes"); code != 0 {
