@@ -18,17 +18,6 @@ import (
 
 const repoRoot = "../.."
 
-// buildTpctl builds the real binary once per test into a temporary folder.
-func buildTpctl(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tpctl")
-	cmd := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // actionFile is the part of action.yml the tests rely on.
 type actionFile struct {
 	Inputs map[string]struct {
@@ -153,6 +142,7 @@ func mustAbs(t *testing.T, p string) string {
 // writes the step summary; a good plan passes; unreadable input is an
 // ::error with exit 2.
 func TestActionScript(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := buildTpctl(t)
 	work := t.TempDir()
 	bad := "{\n  \"version\": 1,\n  \"colour\": \"red\"\n}\n"
@@ -250,6 +240,7 @@ func TestDocsWorkflowUsesAction(t *testing.T) {
 // TestPreCommitHooks runs each hook's entry as pre-commit does (entry,
 // then the staged file names) with the built tpctl on PATH.
 func TestPreCommitHooks(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := buildTpctl(t)
 	b, err := os.ReadFile(filepath.Join(repoRoot, ".pre-commit-hooks.yaml"))
 	if err != nil {
@@ -371,6 +362,7 @@ func testGateHook(t *testing.T, bin, entry, files string, passFilenames *bool) {
 
 // TestActionGate runs the Action's script with command: gate.
 func TestActionGate(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := buildTpctl(t)
 	work := t.TempDir()
 	gateRounds(t, work)

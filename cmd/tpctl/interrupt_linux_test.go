@@ -40,6 +40,7 @@ func waitExit(cmd *exec.Cmd) int {
 // 130, says nothing was saved, and leaves neither --out nor the hidden
 // temporary folder it was writing; the exec redactor is stopped too.
 func TestInterruptedImportSavesNothing(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin, dir, example, red := hangingImport(t, false)
 	parent := filepath.Join(dir, "rounds")
 	if err := os.Mkdir(parent, 0o755); err != nil {
@@ -85,6 +86,7 @@ func TestInterruptedImportSavesNothing(t *testing.T) {
 // exits 130, says the saved snapshot is intact and names `tpctl upload
 // DIR` to resume; the snapshot still verifies.
 func TestInterruptedUploadKeepsSnapshot(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := builtBinaries(t)
 	dir := t.TempDir()
 	example, err := filepath.Abs(filepath.Join("..", "..", "testdata", "example"))

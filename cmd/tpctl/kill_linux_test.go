@@ -15,42 +15,8 @@ import (
 )
 
 // These tests kill a real tpctl binary with SIGKILL (issue 11 items 7 and
-// 8), so they build it, and the substitute harbor (the build cache makes
-// the second build a link).
-
-// builtBinaries returns a folder holding a freshly built tpctl and, in
-// its bin/ subfolder, the substitute harbor; it is removed with the test.
-func builtBinaries(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("builds tpctl; skipped with -short")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("building the binaries needs the go command: %v", err)
-	}
-	dir := t.TempDir()
-	for _, b := range []struct{ out, pkg string }{
-		{filepath.Join(dir, "tpctl"), "."},
-		{filepath.Join(dir, "bin", "harbor"), "../../internal/fakeharbor/cmd/fakeharbor"},
-	} {
-		out, err := exec.Command(goTool, "build", "-o", b.out, b.pkg).CombinedOutput()
-		if err != nil {
-			t.Fatalf("building the binaries: %v", &buildError{b.pkg, err, out})
-		}
-	}
-	return dir
-}
-
-type buildError struct {
-	pkg string
-	err error
-	out []byte
-}
-
-func (e *buildError) Error() string {
-	return "go build " + e.pkg + ": " + e.err.Error() + "\n" + string(e.out)
-}
+// 8), so they run it and the substitute harbor as built binaries
+// (builtBinaries, built once per test process).
 
 // waitUntil polls cond until it holds. The deadline is derived from the
 // test's own (what is left of it, less a margin for cleanup), so a loaded
@@ -118,6 +84,7 @@ func killHard(t *testing.T, cmd *exec.Cmd) {
 // leaves `harbor trial start` running: Harbor gets SIGINT (its
 // parent-death signal) and cleans up as it does for a cancelled trial.
 func TestKilledEvalRunStopsHarbor(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := builtBinaries(t)
 	dir := t.TempDir()
 	writeTxtarFiles(t, dir, filepath.Join("testdata", "script", "eval-run-signal.txtar"))
@@ -190,6 +157,7 @@ func hangingImport(t *testing.T, child bool) (bin, dir, example, red string) {
 // same parent removes the leftover and says so, and never touches the
 // temporary folder of an import that is still running.
 func TestKilledImportLeavesNoStaleTemp(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin, dir, example, red := hangingImport(t, false)
 	parent := filepath.Join(dir, "rounds")
 	if err := os.Mkdir(parent, 0o755); err != nil {

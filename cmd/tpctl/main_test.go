@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -28,8 +30,24 @@ func TestMain(m *testing.M) {
 		// GITHUB_ACTIONS=true would turn every finding command's output
 		// into annotations (docs/ci.md). Scripts set it where they test it.
 		os.Unsetenv("GITHUB_ACTIONS")
+		parallelByDefault()
 	}
-	testscript.Main(m, scriptCmds)
+	testscript.Main(cleaningM{m}, scriptCmds)
+}
+
+// parallelByDefault raises -test.parallel, unless it was given, from
+// GOMAXPROCS to twice that (at least 4): the parallel tests of this
+// package (the scripts, the tests of a killed or interrupted binary, the
+// README walk-through) spend much of their time waiting on child
+// processes, a grace period or a build, so with one test per core a
+// 2-core machine sat idle behind them.
+func parallelByDefault() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
+	}
 }
 
 // scriptSetups lets other test files prepare the script environment.

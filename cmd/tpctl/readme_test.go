@@ -99,6 +99,7 @@ func copyWorkTree(t *testing.T, src, dst string) {
 // from the root of a fresh copy of the repository, with the tpctl that the
 // README's own install step builds, and checks each exit status.
 func TestREADME(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	if testing.Short() {
 		t.Skip("builds tpctl and runs the whole README; skipped with -short")
 	}
@@ -289,6 +290,7 @@ func TestDocsStateTheCode(t *testing.T) {
 // The Makefile's recipe runs as written, from a scratch folder, with GO
 // standing for a go command whose `run ./cmd/tpctl` is the built binary.
 func TestMakeRunTwice(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make is not installed")
 	}

@@ -17,6 +17,7 @@ import (
 // sends its process group SIGINT, waits the plan's cleanup_grace_sec (5 s)
 // and sends SIGKILL.
 func TestKilledEvalRunStopsHarborThatIgnoresSIGINT(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := builtBinaries(t)
 	dir := t.TempDir()
 	writeTxtarFiles(t, dir, filepath.Join("testdata", "script", "eval-run-signal.txtar"))
@@ -45,6 +46,7 @@ func TestKilledEvalRunStopsHarborThatIgnoresSIGINT(t *testing.T) {
 // exec redactor but not what it started; the supervisor kills its whole
 // process group after kill -9 of tpctl.
 func TestKilledImportStopsRedactorGroup(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin, dir, example, red := hangingImport(t, true)
 	ready := filepath.Join(dir, "ready")
 	cmd, _ := startTPCTL(t, bin, dir, []string{"REDACTOR_READY=" + ready, "TUNEPLANE_CONFIG="},

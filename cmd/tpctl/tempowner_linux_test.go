@@ -97,6 +97,7 @@ func temps(t *testing.T, dir, prefix string) []string {
 // removes it and says so, and never touches the temporary of a writer
 // that still runs.
 func TestKilledReportLeavesNoStaleTemp(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := builtBinaries(t)
 	dir := t.TempDir()
 	snap := filepath.Join(dir, "snap")
@@ -162,6 +163,7 @@ func TestKilledReportLeavesNoStaleTemp(t *testing.T) {
 // owner, so the next writer in that folder removes it (and one whose owner
 // lives it never does; safefs tests both).
 func TestKilledEvalWriterLeavesOwnedTemp(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := builtBinaries(t)
 	dir := t.TempDir()
 	writeTxtarFiles(t, dir, filepath.Join("testdata", "script", "eval-run-signal.txtar"))

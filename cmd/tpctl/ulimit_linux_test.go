@@ -21,6 +21,7 @@ import (
 // round ID) or fails with a non-zero exit and nothing at --out; never exit
 // 0 with other outcomes (on main, "too many open files" became result_invalid).
 func TestImportUnderDescriptorLimit(t *testing.T) {
+	t.Parallel() // only child processes, each with its own environment
 	bin := filepath.Join(builtBinaries(t), "tpctl")
 	base := t.TempDir()
 	job, err := harborgen.Write(filepath.Join(base, "job"), 2000)
