@@ -3,8 +3,6 @@ package snapshot
 import (
 	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -205,30 +203,6 @@ func (c *capture) sums() map[string]string {
 		m[ObservationsFile] = c.obsSum
 	}
 	return m
-}
-
-// readObservations is ReadObservations, which with a capture also hashes
-// the file's bytes and keeps them as they are decoded.
-func (c *capture) readObservations(dir string, fn func(Observation) error) error {
-	if c == nil {
-		return ReadObservations(dir, fn)
-	}
-	f, err := safefs.OpenRegular(filepath.Join(dir, ObservationsFile))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	h := sha256.New()
-	var w io.Writer = h
-	if c.obs != nil {
-		w = &teeTo{h, c.obs}
-	}
-	err = readObservations(io.TeeReader(f, w), fn)
-	if err == nil {
-		// The scanner read to the end of the file: every byte is hashed.
-		c.obsSum = hex.EncodeToString(h.Sum(nil))
-	}
-	return err
 }
 
 // teeTo writes to a hash and the spool; the spool's error (a full disk)

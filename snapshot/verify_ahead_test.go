@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tuneplane/tpctl/digest"
 )
 
 // TestObservationsAhead: reading ahead on a goroutine gives what
@@ -80,4 +82,59 @@ func TestObservationsAhead(t *testing.T) {
 			t.Fatalf("ahead: %v; ReadObservations: %v", err, werr)
 		}
 	})
+}
+
+// TestObservationsAheadLines: the chunks are cut by ReadObservations' own
+// line rules (a CR before the newline dropped, a last line without one, an
+// empty line refused, a line over MaxObservationLine an error after the
+// lines before it), and with a capture the file's SHA-256 is taken only
+// when every line was handed over.
+func TestObservationsAheadLines(t *testing.T) {
+	line := func(i int) string {
+		return fmt.Sprintf(`{"trial_id":"t#%d","task":"t","repeat":%d,"status":"success"}`, i, i)
+	}
+	many := func(n int, sep string) string {
+		var b strings.Builder
+		for i := range n {
+			b.WriteString(line(i) + sep)
+		}
+		return b.String()
+	}
+	long := `{"trial_id":"` + strings.Repeat("x", MaxObservationLine) + `"}`
+	tests := map[string]string{
+		"CRLF":                  many(aheadBatch+3, "\r\n"),
+		"no final newline":      strings.TrimSuffix(many(aheadBatch*2, "\n"), "\n"),
+		"empty line":            many(aheadBatch+1, "\n") + "\n" + many(3, "\n"),
+		"line too long":         many(aheadBatch*2+5, "\n") + long + "\n" + many(2, "\n"),
+		"long line at the end":  many(5, "\n") + long,
+		"just under the limit":  line(1) + "\n" + `{"trial_id":"` + strings.Repeat("x", MaxObservationLine-16) + `"}` + "\n",
+		"wide lines in a chunk": many(3, strings.Repeat(" ", aheadBytes/2)+"\n"),
+		"nothing":               "",
+	}
+	for name, content := range tests {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := os.WriteFile(filepath.Join(dir, ObservationsFile), []byte(content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			werr := ReadObservations(dir, func(o Observation) error { want = append(want, o.TrialID); return nil })
+			c := &capture{}
+			a := readObservationsAhead(dir, c)
+			var got []string
+			gerr := a.each(func(o Observation) error { got = append(got, o.TrialID); return nil })
+			a.stop()
+			if !slices.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
+				t.Fatalf("ahead: %d observations, %v; ReadObservations: %d, %v", len(got), gerr, len(want), werr)
+			}
+			if fails := strings.Contains(name, "long") || name == "empty line"; fails != (werr != nil) {
+				t.Fatalf("ReadObservations: %v (the case is meant to fail: %v)", werr, fails)
+			}
+			if wantSum := digest.Bytes([]byte(content)).String(); werr == nil && c.obsSum != wantSum {
+				t.Errorf("captured SHA-256 %q, want %q", c.obsSum, wantSum)
+			} else if werr != nil && c.obsSum != "" {
+				t.Errorf("a file that did not read cleanly has a captured SHA-256 %q", c.obsSum)
+			}
+		})
+	}
 }
