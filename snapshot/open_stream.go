@@ -197,6 +197,9 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	// against its SHA-256; verification checks the rest).
 	traj := map[string]bool{}
 	for _, name := range c.manifest.TrajectoryFiles() {
+		if c.visit == nil {
+			break // Verify: nothing is handed over
+		}
 		if b, err := ReadFile(dir, c.manifest, name); err == nil {
 			traj[trajectoryTrial(b)] = true
 		}
@@ -205,6 +208,9 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	var pending *trialKey
 	var k trialKey
 	visit := func(key *trialKey, o *Observation) error {
+		if c.visit == nil {
+			return nil
+		}
 		pt := PlannedTrial{Task: key.Task, Repeat: key.Repeat, Observation: o}
 		pt.Trajectory = len(traj) > 0 && traj[TrialID(key.Task, key.Repeat)]
 		if c.visitErr = c.visit(pt); c.visitErr != nil {
@@ -243,14 +249,20 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	}
 	var planErr error
 	// The observations handed to the Visit are cut from blocks, one
-	// allocation for many: a Visit may keep them.
+	// allocation for many: a Visit may keep them. Without a Visit
+	// (Verify) nothing is kept.
 	var block []Observation
+	var cur Observation
 	if err := obs.each(func(v Observation) error {
-		if len(block) == 0 {
-			block = make([]Observation, 128)
+		cur = v
+		o := &cur
+		if c.visit != nil {
+			if len(block) == 0 {
+				block = make([]Observation, 128)
+			}
+			o = &block[0]
+			*o, block = v, block[1:]
 		}
-		o := &block[0]
-		*o, block = v, block[1:]
 		var ok bool
 		if ok, planErr = planned(o.Task, o.Repeat, false); planErr != nil {
 			return planErr

@@ -11,8 +11,10 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/formats"
@@ -158,6 +160,18 @@ func Verify(dir string) (*VerifyReport, error) {
 	if err != nil {
 		return nil, err
 	}
+	// First the single streamed read of OpenTrials, whose memory does not
+	// grow with the round (a plan in the canonical form tpctl writes is
+	// tallied in lockstep with the observations; nothing is kept). It
+	// settles a snapshot that verifies; when it finds a problem, or the
+	// plan is in another form, the read that holds the plan decides and
+	// words every problem, as it always has.
+	c := &capture{streamed: true, manifest: saved, planSpool: &spool{limit: planHeld}}
+	rep, err := verify(dir, saved, c)
+	c.planSpool.close()
+	if err == nil && rep.OK {
+		return rep, nil
+	}
 	return verify(dir, saved, nil)
 }
 
@@ -206,9 +220,19 @@ func verify(dir string, saved *Manifest, c *capture) (*VerifyReport, error) {
 	names := slices.Sorted(maps.Keys(saved.Files))
 	if c != nil {
 		// The re-derivation hashes what it reads; the other files are
-		// hashed after it. Problems come in the same order as below.
+		// hashed alongside it. Problems come in the same order as below.
+		others := make(chan map[string]fileSum, 1)
+		go func() {
+			others <- hashFiles(dir, slices.DeleteFunc(slices.Clone(names), func(n string) bool {
+				return n == PlanFile || n == ObservationsFile || !onDisk[n]
+			}))
+		}()
 		derived := rederive(dir, saved, names, onDisk, c)
-		rep.Problems = append(rep.Problems, checkFiles(dir, saved, names, onDisk, c.sums())...)
+		known := <-others
+		for name, sum := range c.sums() {
+			known[name] = fileSum{sum: sum}
+		}
+		rep.Problems = append(rep.Problems, checkFiles(dir, saved, names, onDisk, known)...)
 		rep.Problems = append(rep.Problems, derived...)
 		return finish(rep), nil
 	}
@@ -216,7 +240,10 @@ func verify(dir string, saved *Manifest, c *capture) (*VerifyReport, error) {
 	// hashing runs alongside, and its problems come first, as they did
 	// when the two ran one after the other.
 	hashed := make(chan []Problem, 1)
-	go func() { hashed <- checkFiles(dir, saved, names, onDisk, nil) }()
+	go func() {
+		present := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !onDisk[n] })
+		hashed <- checkFiles(dir, saved, names, onDisk, hashFiles(dir, present))
+	}()
 	derived := rederive(dir, saved, names, onDisk, nil)
 	rep.Problems = append(rep.Problems, <-hashed...)
 	rep.Problems = append(rep.Problems, derived...)
@@ -230,10 +257,45 @@ func (ps *problems) add(code, file, format string, args ...any) {
 	*ps = append(*ps, Problem{code, file, fmt.Sprintf(format, args...)})
 }
 
+// fileSum is a file's SHA-256, or why it could not be read.
+type fileSum struct {
+	sum string
+	err error
+}
+
+// hashFiles hashes the named files of dir side by side, one file per
+// core at a time (a snapshot may hold thousands of small trajectory
+// files as well as two large ones).
+func hashFiles(dir string, names []string) map[string]fileSum {
+	sums := make([]fileSum, len(names))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(names)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				sums[i].sum, sums[i].err = hashFile(filepath.Join(dir, filepath.FromSlash(names[i])))
+			}
+		}()
+	}
+	for i := range names {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	m := make(map[string]fileSum, len(names))
+	for i, name := range names {
+		m[name] = sums[i]
+	}
+	return m
+}
+
 // checkFiles reports each listed file that is missing or does not match
 // its SHA-256, then each regular file on disk the manifest does not list.
-// known holds the SHA-256 of files already hashed as they were read.
-func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]bool, known map[string]string) []Problem {
+// known holds the SHA-256 of files already hashed; the rest are hashed
+// here.
+func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]bool, known map[string]fileSum) []Problem {
 	var ps problems
 	add := ps.add
 	for _, name := range names {
@@ -241,8 +303,8 @@ func checkFiles(dir string, saved *Manifest, names []string, onDisk map[string]b
 			add(ProblemFileMissing, name, "listed in %s but missing", ManifestFile)
 			continue
 		}
-		got, ok := known[name]
-		var err error
+		k, ok := known[name]
+		got, err := k.sum, k.err
 		if !ok {
 			got, err = hashFile(filepath.Join(dir, filepath.FromSlash(name)))
 		}

@@ -3,6 +3,7 @@ package ingesttest
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tuneplane/tpctl/snapshot"
@@ -13,7 +14,8 @@ import (
 // round ID.
 type SnapshotSpec struct {
 	// Trials is the number of planned trials (tasks "task-NNNNN", two
-	// repeats each). The last one has no attempts (counted as missing).
+	// repeats each; more digits past 200,000 trials, so that the names
+	// still sort as the numbers do). The last one has no attempts (counted as missing).
 	Trials int
 	// Trajectories is how many of the first observed trials carry a
 	// trajectory (at most Trials-1).
@@ -50,8 +52,9 @@ func WriteSnapshot(dir string, spec SnapshotSpec) (*snapshot.Manifest, error) {
 		Attempts []map[string]any `json:"attempts"`
 	}
 	trials := make([]trial, spec.Trials)
+	width := max(5, len(strconv.Itoa((spec.Trials-1)/2)))
 	for i := range trials {
-		trials[i] = trial{Task: fmt.Sprintf("task-%05d", i/2), Repeat: i % 2, Attempts: []map[string]any{}}
+		trials[i] = trial{Task: fmt.Sprintf("task-%0*d", width, i/2), Repeat: i % 2, Attempts: []map[string]any{}}
 		if i < spec.Trials-1 {
 			trials[i].Attempts = append(trials[i].Attempts, map[string]any{"retry": 0, "dir": fmt.Sprintf("t%d", i)})
 			if i%17 == 5 {
