@@ -35,13 +35,13 @@ func TestLayers(t *testing.T) {
 		{"internal/ui imports no tpctl package but its own",
 			func(p string) bool { return p == mod+"/internal/ui" },
 			[]string{mod + "/"}, false},
-		{"snapshot does not know Harbor", func(p string) bool { return p == mod+"/snapshot" }, []string{mod + "/harbor"}, false},
-		{"planfile does not know Harbor", func(p string) bool { return p == mod+"/planfile" }, []string{mod + "/harbor"}, false},
+		{"snapshot does not know Harbor", func(p string) bool { return p == mod+"/snapshot" }, []string{mod + "/producers/harbor"}, false},
+		{"planfile does not know Harbor", func(p string) bool { return p == mod+"/planfile" }, []string{mod + "/producers/harbor"}, false},
 		{"the readers of saved rounds do not know Harbor or run anything",
 			func(p string) bool {
 				return slices.Contains([]string{"compare", "attest", "round", "export", "trend", "gate"}, strings.TrimPrefix(p, mod+"/"))
 			},
-			[]string{mod + "/harbor", mod + "/atif", mod + "/importer", mod + "/evalrun", mod + "/upload"}, false},
+			[]string{mod + "/producers/harbor", mod + "/producers/harbor/atif", mod + "/importer", mod + "/evalrun", mod + "/upload"}, false},
 	}
 	for _, pkg := range strings.Fields(string(out)) {
 		var deps []string

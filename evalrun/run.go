@@ -14,11 +14,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 

@@ -22,12 +22,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/formats"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
-	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 )

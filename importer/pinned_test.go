@@ -15,8 +15,8 @@ import (
 
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/fixtures"
-	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 )
 
 // TestHarborPinned holds Harbor's path through tpctl byte for byte: the

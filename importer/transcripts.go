@@ -10,9 +10,9 @@ import (
 	"strings"
 
 	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/transcript"

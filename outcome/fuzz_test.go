@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // FuzzJudge: whatever result.json decodes, Judge gives a valid status, a

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // Outcome is the verdict for one attempt.

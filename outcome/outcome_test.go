@@ -15,14 +15,14 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // resultsDir holds the Harbor-format result files (hand-written cases and
 // the synthetic fixtures); they belong to the harbor package's testdata.
-const resultsDir = "../harbor/testdata"
+const resultsDir = "../producers/harbor/testdata"
 
 func judgeFile(t *testing.T, path string) Outcome {
 	t.Helper()

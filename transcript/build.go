@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/atif"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/producers/harbor/atif"
 	"github.com/tuneplane/tpctl/redact"
 )
 

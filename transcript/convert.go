@@ -3,7 +3,7 @@ package transcript
 import (
 	"strings"
 
-	"github.com/tuneplane/tpctl/atif"
+	"github.com/tuneplane/tpctl/producers/harbor/atif"
 )
 
 // FromStep converts one ATIF step into platform messages, in this order:

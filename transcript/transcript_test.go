@@ -14,8 +14,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tuneplane/tpctl/atif"
 	"github.com/tuneplane/tpctl/internal/fixtures"
+	"github.com/tuneplane/tpctl/producers/harbor/atif"
 	"github.com/tuneplane/tpctl/redact"
 )
 
@@ -123,7 +123,7 @@ func build(t *testing.T, path string, r redact.Redactor, lim Limits) (*Trajector
 // TestGolden converts tpctl's own ATIF test files and compares the encoded
 // bytes with testdata/golden (go test -update rewrites them).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("../atif/testdata/valid/*.json")
+	files, err := filepath.Glob("../producers/harbor/atif/testdata/valid/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no input files: %v", err)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/plandraft"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/upload"

@@ -11,8 +11,8 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 )
 
 // planInitOptions are the resolved inputs of `tpctl plan init`.

@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/fixtures"
 	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 func TestParseScenario(t *testing.T) {

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // job is one Harbor job folder and the trial folders below it.

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // FuzzDecodeTrialResult checks that any input either decodes or gives a
