@@ -16,7 +16,9 @@ import (
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/fixtures"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
+	"github.com/tuneplane/tpctl/producers/harbor/wing"
 )
 
 // TestHarborPinned holds Harbor's path through tpctl byte for byte: the
@@ -38,7 +40,7 @@ func TestHarborPinned(t *testing.T) {
 	}
 	snap := func(name, plan, root string, tr *importer.TranscriptOptions) {
 		out := filepath.Join(t.TempDir(), "snap")
-		res, err := importer.Import(context.Background(), importer.Options{PlanPath: plan, Root: root, Out: out, Transcripts: tr, Environ: []string{}})
+		res, err := importer.Import(context.Background(), importer.Options{Producers: harborOnly(t), PlanPath: plan, Root: root, Out: out, Transcripts: tr, Environ: []string{}})
 		if err != nil {
 			t.Fatalf("%s: import: %v", name, err)
 		}
@@ -262,4 +264,12 @@ var pinned = map[string]string{
 	"v0.22.0 job draft 1 said":                                    "8f9bd18fe329dc520c4f58aac3b722ef73bbcf7314265f7729fcfd9ad4f52b6e",
 	"v0.22.0 job draft 1 snapshot.json":                           "eb7dbfa554bb36ffb52c24b9d0208b937ea9827e1c0de518895cf290bdc43e73",
 	"v0.22.0 job draft 1 warnings":                                "dde9b28a1b3629cc11ed051b2750826c32cc9fcff38fb4311b9ad1c9b1d0d580",
+}
+
+func harborOnly(t *testing.T) *producers.Registry {
+	r, err := producers.NewRegistry(wing.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

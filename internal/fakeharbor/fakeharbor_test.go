@@ -125,7 +125,7 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the real decoder refuses the substitute's result: %v", err)
 			}
-			o := outcome.Judge(r)
+			o := harbor.Judge(r)
 			if o.Status != c.status || (c.reason != "" && o.Reason != c.reason) {
 				t.Errorf("judged %s/%s, want %s/%s", o.Status, o.Reason, c.status, c.reason)
 			}

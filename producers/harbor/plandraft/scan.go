@@ -619,3 +619,35 @@ func clean(v any) any {
 	}
 	return v
 }
+
+// Detect reports whether root holds Harbor output: a job or trial
+// declaration (lock.json, config.json or result.json of Harbor's shape,
+// or one that cannot be read, which FromJob then reports) within the
+// folders FromJob walks. It stops at the first.
+func Detect(root string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if e.Name() == ".sources" || strings.Count(filepath.ToSlash(rel), "/") >= maxDraftDepth {
+			return filepath.SkipDir
+		}
+		for _, name := range []string{"lock.json", "config.json", "result.json"} {
+			fp := filepath.Join(p, name)
+			if _, err := os.Lstat(fp); err != nil {
+				continue
+			}
+			b, err := safefs.ReadFileCapped(fp, harbor.MaxJobLockSize)
+			if err != nil {
+				return found
+			}
+			if k, ok := probe(b, name); !ok || k != kindNone {
+				return found
+			}
+		}
+		return nil
+	})
+	return err == found
+}
