@@ -35,6 +35,10 @@ type trialDir struct {
 	finished   bool // it has a result.json
 	resultTask string
 	started    string
+	// unparsed says why Harbor, resuming the job, would skip this folder's
+	// result.json (empty, or not a TrialResult), in Harbor's words; ""
+	// when it has none or it parses.
+	unparsed string
 }
 
 type scanned struct {
@@ -235,11 +239,17 @@ func readTrial(abs, rel string, files map[string][]byte) (*trialDir, error) {
 	}
 	if b, ok := files["result.json"]; ok {
 		t.finished = true
-		if r, err := harbor.DecodeTrialResultBytes(b); err == nil {
+		r, err := harbor.DecodeTrialResultBytes(b)
+		switch {
+		case err == nil:
 			t.resultTask = r.TaskName
 			if r.StartedAt != nil {
 				t.started = *r.StartedAt
 			}
+		case len(bytes.TrimSpace(b)) == 0:
+			t.unparsed = "result.json is empty"
+		default:
+			t.unparsed = "result.json could not be parsed: " + err.Error()
 		}
 	}
 	return t, nil
@@ -416,6 +426,7 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 			continue
 		}
 		matched, planned := false, 0
+		var held []*slot
 		for _, s := range slots {
 			if slotMatches(s, key, t, j.lock != nil) {
 				planned++
@@ -424,9 +435,14 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 					matched = true
 					break
 				}
+				held = append(held, s)
 			}
 		}
 		if matched {
+			continue
+		}
+		if skipped, ok := resumed(t, held); ok {
+			d.Skipped = append(d.Skipped, skipped)
 			continue
 		}
 		if planned > 0 {
@@ -435,6 +451,52 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 		return j.mismatch(t, file, slots)
 	}
 	return nil
+}
+
+// resumed settles a folder that finds every slot it matches held: when
+// Harbor resumes a job it skips a trial folder whose result.json is empty
+// or does not parse (Job._maybe_init_existing_job: "Skipping existing
+// trial directory … because result.json …"), keeps it on disk and runs
+// the trial again in a new folder. Of the two, the folder Harbor counts
+// takes the slot — one whose result parses, else the rerun still running
+// (no result.json) — and the skipped one is left out with Harbor's
+// reason. ok is false when neither folder is such a skipped one.
+func resumed(t *trialDir, held []*slot) (DraftSkip, bool) {
+	rank := func(f *trialDir) int {
+		switch {
+		case f.unparsed != "":
+			return 0
+		case !f.finished:
+			return 1
+		}
+		return 2
+	}
+	// Which of the folders of the same inputs is the rerun of which is
+	// not recorded, so the reason names them all.
+	skip := func(old *trialDir) DraftSkip {
+		var rels []string
+		for _, s := range held {
+			rels = append(rels, s.folder.rel)
+		}
+		return DraftSkip{old.rel, fmt.Sprintf("Harbor skipped it when it resumed the job (%s) and ran the trial again in a new folder; the draft takes the job's %d planned trial(s) with these inputs from %s",
+			old.unparsed, len(held), strings.Join(rels, ", "))}
+	}
+	if rank(t) == 0 {
+		for _, s := range held {
+			if rank(s.folder) > 0 {
+				return skip(t), true
+			}
+		}
+		return DraftSkip{}, false
+	}
+	for _, s := range held {
+		if rank(s.folder) == 0 {
+			old := s.folder
+			s.folder = t
+			return skip(old), true
+		}
+	}
+	return DraftSkip{}, false
 }
 
 func slotMatches(s *slot, key string, t *trialDir, byLock bool) bool {
