@@ -210,8 +210,10 @@ func (j *job) plannedFor(pairs map[Pair]bool) (int, string, map[string]int) {
 		}
 		return n, "lock.json", tasks
 	}
-	slots, ok, err := j.configSlots()
-	if err != nil || !ok {
+	slots, sel, ok, err := j.configSlots()
+	// A selection the trial folders settle is not listed by the job's
+	// files alone (this reads no trial folders).
+	if err != nil || !ok || sel.usesFolders {
 		return -1, "config.json", nil
 	}
 	n := 0
