@@ -196,8 +196,8 @@ func USD(v float64) string {
 }
 
 // Text is the spend of every attempt with its coverage, for a person:
-// "$4.12 known for 17 of 20 attempts", "unknown (no attempt of 20 reported
-// a cost)", "$4.12 (all 20 attempts)".
+// "$4.12 known for 17 of 20 attempts", "unknown (none of 20 attempts
+// reported a cost)", "$4.12 known for all 20 attempts".
 func (c *Cost) Text() string {
 	return coverageText(c.USDAllAttempts, c.WithCost, c.Attempts, "attempt")
 }
@@ -219,9 +219,9 @@ func coverageText(usd *float64, known, of int, noun string) string {
 		return fmt.Sprintf("unknown (none of %d %s reported a cost)", of, plural)
 	case known == of:
 		if of == 1 {
-			return USD(*usd) + " (1 " + noun + ")"
+			return USD(*usd) + " known for the one " + noun
 		}
-		return fmt.Sprintf("%s (all %d %s)", USD(*usd), of, plural)
+		return fmt.Sprintf("%s known for all %d %s", USD(*usd), of, plural)
 	}
 	return fmt.Sprintf("%s known for %d of %d %s", USD(*usd), known, of, plural)
 }

@@ -46,7 +46,7 @@ func TestCostOf(t *testing.T) {
 			harbor:  "$1.35: it leaves out 1 retried attempt ($0.5 known) and it adds 1 attempt of unknown cost as $0",
 			execSec: f64(5.5), execN: 3},
 		{name: "all known", obs: []*Observation{known}, attempts: 1, withCost: 1, final: 1, all: f64(0.1), fin: f64(0.1), in: i64(5),
-			text: "$0.1 (1 attempt)", finalText: "$0.1 (1 deciding attempt)", harbor: "$0.1, the same: no attempt was retried and every cost is known",
+			text: "$0.1 known for the one attempt", finalText: "$0.1 known for the one deciding attempt", harbor: "$0.1, the same: no attempt was retried and every cost is known",
 			execSec: f64(0.5), execN: 1},
 	}
 	eqF := func(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
