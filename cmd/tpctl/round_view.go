@@ -161,11 +161,12 @@ func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int,
 			}
 		}
 		fmt.Fprintln(w, s.Heading.Render("next"))
-		fmt.Fprintf(w, "  %s\n", ui.Command("snapshot", "show", dir, "--status", strings.Join(statuses, ",")))
-		fmt.Fprintf(w, "  %s\n", ui.Command("snapshot", "show", dir, "--trial", groups[0].Examples[0].TrialID))
-		fmt.Fprintf(w, "  %s\n", ui.Command("report", dir, "--out", strings.TrimSuffix(dir, "/")+".html"))
+		// Escaped: a trial ID or folder name is the source's text.
+		fmt.Fprintf(w, "  %s\n", termsafe.Escape(ui.Command("snapshot", "show", dir, "--status", strings.Join(statuses, ","))))
+		fmt.Fprintf(w, "  %s\n", termsafe.Escape(ui.Command("snapshot", "show", dir, "--trial", groups[0].Examples[0].TrialID)))
+		fmt.Fprintf(w, "  %s\n", termsafe.Escape(ui.Command("report", dir, "--out", strings.TrimSuffix(dir, "/")+".html")))
 		return
 	}
 	fmt.Fprintln(w, s.Heading.Render("next"))
-	fmt.Fprintf(w, "  %s\n", ui.Command("report", dir, "--out", strings.TrimSuffix(dir, "/")+".html"))
+	fmt.Fprintf(w, "  %s\n", termsafe.Escape(ui.Command("report", dir, "--out", strings.TrimSuffix(dir, "/")+".html")))
 }
