@@ -111,6 +111,9 @@ type Round struct {
 	// Trials are in canonical order; consecutive trials of one task share
 	// one Task string.
 	Trials []Trial
+	// Cost is what every attempt of the round cost, with its coverage
+	// (snapshot.Cost).
+	Cost snapshot.Cost
 }
 
 // Load verifies dir with snapshot.OpenTrials and keeps every trial's
@@ -120,10 +123,12 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 		return nil, err
 	}
 	var trials []Trial
+	var cost snapshot.CostSum
 	n := 0
 	s, err := Walk(dir, func(m *snapshot.Manifest, _ []byte) (snapshot.Visit, error) {
-		trials, n = make([]Trial, 0, m.Counts.Expected), 0
+		trials, n, cost = make([]Trial, 0, m.Counts.Expected), 0, snapshot.CostSum{}
 		return func(t TrialState) error {
+			cost.Add(t.Observation)
 			if n++; n%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -140,7 +145,7 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials}, nil
+	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials, Cost: cost.Cost()}, nil
 }
 
 // Tasks returns the round's task names in canonical order.

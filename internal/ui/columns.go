@@ -102,6 +102,9 @@ func (t Table) fits(width int, cut bool) bool {
 	return fit(widths, t, width)
 }
 
+// Without is t less the columns given by index (its Drop emptied).
+func (t Table) Without(columns ...int) Table { return t.without(columns) }
+
 // without is t less the columns drop (indexes into t's columns).
 func (t Table) without(drop []int) Table {
 	keep := func(i int) bool {
