@@ -33,7 +33,8 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		ElideStart: []bool{false, true},
 		Right:      []bool{false, false, false, true, false, false, true, true, true},
 		// A narrow terminal keeps the rates; the cost is in --output json.
-		Drop: []int{8, 7},
+		Drop:     []int{8, 7},
+		CutFirst: true,
 	}
 	for i, p := range r.Rounds {
 		best := " "
