@@ -145,7 +145,11 @@ func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int,
 			if g.ExceptionType != "" {
 				head += " " + g.ExceptionType
 			}
-			fmt.Fprintln(w, fit(fmt.Sprintf("  %s  %s", s.Bold.Render(termsafe.Escape(head)), ui.Plural(g.Count, "trial"))))
+			// Cut as plain text, then styled: a style cut open would run
+			// into the next line.
+			line := fit(fmt.Sprintf("  %s  %s", termsafe.Escape(head), ui.Plural(g.Count, "trial")))
+			bold := min(len(line), 2+len(termsafe.Escape(head)))
+			fmt.Fprintln(w, "  "+s.Bold.Render(line[2:bold])+line[bold:])
 			for _, e := range g.Examples {
 				why := e.Detail
 				if why == "" {
