@@ -41,8 +41,12 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		if i == r.Best {
 			best = "*"
 		}
-		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label, trendPct(p.SuccessRate),
-			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered), trendPct(p.Coverage), trendCost(&p.Cost), trendUSD(p.USDPerSuccess)})
+		// A rate with the trials it stands on: success of scored, scored of planned.
+		c := p.Counts
+		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label,
+			trendPct(p.SuccessRate) + fmt.Sprintf(" (%d/%d)", c.Success, c.Scored()),
+			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered),
+			trendPct(p.Coverage) + fmt.Sprintf(" (%d/%d)", c.Scored(), c.Expected), trendCost(&p.Cost), trendUSD(p.USDPerSuccess)})
 	}
 	known := false
 	for _, p := range r.Rounds {
