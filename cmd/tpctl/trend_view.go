@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,8 +33,10 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		// Checkpoints of one run differ at their end (the step).
 		ElideStart: []bool{false, true},
 		Right:      []bool{false, false, false, true, false, false, true, true, true},
-		// A narrow terminal keeps the rates; the cost is in --output json.
-		Drop:     []int{8, 7},
+		// A narrow terminal keeps the rates with their counts and the
+		// task-clustered interval; the cost and the Wilson interval are
+		// in --output json.
+		Drop:     []int{8, 7, 4},
 		CutFirst: true,
 	}
 	for i, p := range r.Rounds {
@@ -54,16 +57,23 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	}
 	if !known { // two columns of "—" say less than one line
 		t = t.Without(7, 8)
+		t.Drop = []int{4}
 	}
+	t, dropped := t.Fit(width)
 	if err := ui.Columns(w, width, t); err != nil {
 		return err
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(&b, "  %s left out to fit %d columns (--output json has them)\n", strings.Join(dropped, ", "), width)
 	}
 	if r.Best >= 0 {
 		b.WriteString("  * best success rate\n")
 	}
-	if known {
+	switch {
+	case known && slices.Contains(dropped, "cost"):
+	case known:
 		b.WriteString("  cost: the known spend of every attempt, retries included (with how many attempts reported one when not all); per success: that spend over the round's successes\n")
-	} else {
+	default:
 		b.WriteString("  cost: unknown (no attempt of any round reported one)\n")
 	}
 	if len(r.Pairs) > 0 {
