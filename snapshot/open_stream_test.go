@@ -331,3 +331,40 @@ func TestKeyWalkCanonical(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyStreamed: Verify of a snapshot whose plan is in the form
+// tpctl writes takes the single streamed read, also when the plan is
+// kept in a temporary file while it is read (removed after), and gives
+// the report the held read gives; a plan in another form verifies too
+// (the held read decides).
+func TestVerifyStreamed(t *testing.T) {
+	for _, held := range []int{planHeld, 10} {
+		for name, plan := range map[string]string{"canonical": sortedPlan, "unsorted": testPlan} {
+			t.Run(fmt.Sprintf("%s/held=%d", name, held), func(t *testing.T) {
+				dir := writeWithPlan(t, plan)
+				tmp := t.TempDir()
+				t.Setenv("TMPDIR", tmp)
+				defer func(n int) { planHeld = n }(planHeld)
+				planHeld = held
+				got, err := Verify(dir)
+				if err != nil || !got.OK {
+					t.Fatalf("Verify: %+v, %v", got, err)
+				}
+				saved, err := Load(dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := verify(dir, saved, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got); diff != "" {
+					t.Errorf("report (-held +Verify):\n%s", diff)
+				}
+				if left, _ := os.ReadDir(tmp); len(left) != 0 {
+					t.Errorf("Verify left %v in the temporary folder", left)
+				}
+			})
+		}
+	}
+}
