@@ -20,6 +20,7 @@ var page = template.Must(template.New("trend").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"signed":   signedPct,
 	"paired":   pairedInterval,
+	"family":   familyInterval,
 	"cut":      cut,
 }).Parse(pageTmpl))
 
