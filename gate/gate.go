@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/internal/suggest"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -211,7 +212,16 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		v.Rules = append(v.Rules, r)
 	}
 	if p.NonInferiorityMargin != nil && base != nil {
-		v.Rules = append(v.Rules, nonInferiority(*p.NonInferiorityMargin, base, cand, skip))
+		var incomplete []string
+		for _, sd := range []struct {
+			which string
+			s     round.Summary
+		}{{compare.SideBase, v.Baseline.Summary}, {compare.SideCandidate, cs}} {
+			if r := compare.Incomplete(sd.which, sd.s.Label, sd.s.Counts); r != nil {
+				incomplete = append(incomplete, r.Message)
+			}
+		}
+		v.Rules = append(v.Rules, nonInferiority(*p.NonInferiorityMargin, base, cand, skip, incomplete, p.AllowDegraded))
 	}
 	v.Pass = true
 	for _, r := range v.Rules {
@@ -222,7 +232,10 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 	return v, nil
 }
 
-func nonInferiority(margin float64, base, cand *round.Round, skip func(string) bool) Rule {
+// nonInferiority judges the baseline rule. incomplete are compare's
+// reasons for a degraded side (over the tasks not quarantined): the pair
+// is not comparable then, as compare says, unless allowDegraded.
+func nonInferiority(margin float64, base, cand *round.Round, skip func(string) bool, incomplete []string, allowDegraded bool) Rule {
 	r := Rule{Rule: RuleNonInferior, Threshold: margin}
 	pr := round.Pair(base, cand, skip)
 	name := fmt.Sprintf("baseline.non_inferiority_margin %s", pct(margin))
@@ -238,6 +251,10 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 		r.Outcome = OutcomeNotComparable
 		r.Message = fmt.Sprintf("%s: the rounds are not comparable: %d trial(s) ran different Harbor task content (task_checksum differs), e.g. %s",
 			name, len(pr.ChecksumDiffers), strings.Join(pr.ChecksumDiffers[:min(3, len(pr.ChecksumDiffers))], ", "))
+	case len(incomplete) > 0 && !allowDegraded:
+		r.Outcome = OutcomeNotComparable
+		r.Message = fmt.Sprintf("%s: the rounds are not comparable, as tpctl compare says: %s; the trials scored in both would be a selected subset (crashes are rarely independent of difficulty), so the rule does not judge them — rerun the missing trials, or set baseline.allow_degraded: true to judge them anyway",
+			name, strings.Join(incomplete, "; "))
 	case pr.Paired == nil || pr.Paired.CI95 == nil:
 		r.Outcome = OutcomeNoEvidence
 		trials, tasks := 0, 0
@@ -259,6 +276,9 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 		}
 		r.Message = fmt.Sprintf("%s: paired delta %s over %d trials in %d tasks, 95%% interval [%s, %s]; lower bound %s %s −%s",
 			name, signedPct(p.Delta), p.Trials, p.Tasks, signedPct(p.CI95[0]), signedPct(p.CI95[1]), signedPct(lo), cmp, pct(margin))
+		if len(incomplete) > 0 {
+			r.Message += fmt.Sprintf(" (judged although not comparable, baseline.allow_degraded: %s; over the trials scored in both rounds only, which lean to the tasks that did not crash)", strings.Join(incomplete, "; "))
+		}
 		if r.Outcome == OutcomeFail && len(pr.Regressed) > 0 {
 			var names []string
 			for _, t := range pr.Regressed[:min(maxListedInRule, len(pr.Regressed))] {

@@ -35,12 +35,14 @@ is an error naming the closest one), for CI:
   max_infra_error_rate: 0.05
   baseline:
     non_inferiority_margin: 0.05  # pass when the paired 95% lower bound >= -margin
+    allow_degraded: false         # true: judge a pair compare calls not comparable
   quarantine: [harbor/flaky-task] # tasks left out of every rule, listed in the verdict
 
 The success-rate interval is the task-clustered one, honest for repeated
 trials; the baseline rule uses the paired difference over trials scored in
 both rounds. An interval that cannot be computed is "not enough evidence",
-which fails the rule; so does a baseline of another protocol. Both snapshots
+which fails the rule; so does a baseline of another protocol, and a degraded
+pair (as tpctl compare says) unless baseline.allow_degraded is true. Both snapshots
 are verified first.
 
 --output json prints the verdict (schema: tpctl schema gate-verdict);
