@@ -179,26 +179,7 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		v.Rules = append(v.Rules, r)
 	}
 	if p.MinSuccessRate != nil {
-		min := *p.MinSuccessRate
-		r := Rule{Rule: RuleMinSuccess, Threshold: min, Interval: cs.SuccessRateCI95Clustered}
-		switch ci := cs.SuccessRateCI95Clustered; {
-		case ci == nil:
-			r.Outcome = OutcomeNoEvidence
-			why := tooFew(cs.SuccessRateCI95ClusteredNull)
-			r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; %s)",
-				pct(min), c.Scored(), cs.Tasks, why)
-		default:
-			lo := ci[0]
-			r.Value = &lo
-			r.Outcome = OutcomePass
-			cmp := "≥"
-			if lo < min {
-				r.Outcome, cmp = OutcomeFail, "<"
-			}
-			r.Message = fmt.Sprintf("min_success_rate %s: success rate %s (%d/%d), 95%% interval [%s, %s]; lower bound %s %s %s",
-				pct(min), pct(*cs.SuccessRate), c.Success, c.Scored(), pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min))
-		}
-		v.Rules = append(v.Rules, r)
+		v.Rules = append(v.Rules, minSuccess(*p.MinSuccessRate, p.UnscoredTrials, cs))
 	}
 	if p.MaxInfraErrorRate != nil {
 		max := *p.MaxInfraErrorRate
@@ -230,6 +211,50 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		}
 	}
 	return v, nil
+}
+
+// minSuccess judges min_success_rate on the lower bound of the
+// task-clustered 95% interval: of the rate over scored trials on a clean
+// round, and on a degraded one of the worst case — every planned trial not
+// scored counted as failed (the Manski lower bound) — unless the policy
+// says unscored_trials: leave_out.
+func minSuccess(min float64, unscored string, cs round.Summary) Rule {
+	c := cs.Counts
+	r := Rule{Rule: RuleMinSuccess, Threshold: min}
+	notScored := c.Expected - c.Scored()
+	worst := notScored > 0 && unscored != UnscoredLeftOut
+	ci, null := cs.SuccessRateCI95Clustered, cs.SuccessRateCI95ClusteredNull
+	if worst {
+		ci, null = cs.WorstCaseCI95Clustered, cs.WorstCaseCI95ClusteredNull
+	}
+	r.Interval = ci
+	if ci == nil {
+		r.Outcome = OutcomeNoEvidence
+		r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; %s)",
+			pct(min), c.Scored(), cs.Tasks, tooFew(null))
+		return r
+	}
+	lo := ci[0]
+	r.Value = &lo
+	r.Outcome = OutcomePass
+	cmp := "≥"
+	if lo < min {
+		r.Outcome, cmp = OutcomeFail, "<"
+	}
+	switch {
+	case worst:
+		b := cs.SuccessRateBounds
+		r.Message = fmt.Sprintf("min_success_rate %s: worst case %s (%d/%d, the %d planned trials not scored counted as failed), 95%% interval [%s, %s]; lower bound %s %s %s (over scored trials: %s, %d/%d; best case %s; unscored_trials: leave_out judges the scored trials only)",
+			pct(min), pct(b.WorstCase), c.Success, c.Expected, notScored, pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min), pctOr(cs.SuccessRate), c.Success, c.Scored(), pct(b.BestCase))
+	default:
+		r.Message = fmt.Sprintf("min_success_rate %s: success rate %s (%d/%d), 95%% interval [%s, %s]; lower bound %s %s %s",
+			pct(min), pct(*cs.SuccessRate), c.Success, c.Scored(), pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min))
+		if notScored > 0 {
+			b := cs.SuccessRateBounds
+			r.Message += fmt.Sprintf(" (over scored trials only, unscored_trials: leave_out; worst–best case %s–%s with the %d not scored)", pct(b.WorstCase), pct(b.BestCase), notScored)
+		}
+	}
+	return r
 }
 
 // nonInferiority judges the baseline rule. incomplete are compare's
@@ -313,6 +338,14 @@ func pct(x float64) string {
 	s := fmt.Sprintf("%.1f", 100*x)
 	s = strings.TrimSuffix(s, ".0")
 	return s + "%"
+}
+
+// pctOr is pct of x, or "n/a" when there is none.
+func pctOr(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return pct(*x)
 }
 
 func signedPct(x float64) string {

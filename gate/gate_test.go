@@ -224,6 +224,45 @@ func TestGateAgreesWithCompare(t *testing.T) {
 	}
 }
 
+// TestMinSuccessWorstCase: on a degraded round min_success_rate is judged
+// on the worst case (every trial not scored failed) unless the policy
+// leaves them out; on a clean round both are the same.
+func TestMinSuccessWorstCase(t *testing.T) {
+	degraded := grid(t, "degraded", 20, 3, func(i, r int) string {
+		if i < 3 && r == 0 {
+			return "infra_error"
+		}
+		if i == 4 && r == 1 {
+			return "unscored"
+		}
+		return verdict((i*3+r)%5 < 4)
+	}, comparetest.Spec{})
+	clean := grid(t, "clean", 20, 3, func(i, r int) string { return verdict((i*3+r)%5 < 4) }, comparetest.Spec{})
+	judge := func(r *round.Round, p string) *gate.Rule {
+		v, err := gate.Judge(policy(t, p), "p.yaml", r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ruleOf(v, gate.RuleMinSuccess)
+	}
+	worst := judge(degraded, "min_success_rate: 0.5\n")
+	same := judge(degraded, "min_success_rate: 0.5\nunscored_trials: count_as_failed\n")
+	left := judge(degraded, "min_success_rate: 0.5\nunscored_trials: leave_out\n")
+	if !strings.Contains(worst.Message, "worst case 73.3% (44/60, the 4 planned trials not scored counted as failed)") || *worst.Value != *same.Value {
+		t.Errorf("worst case: %+v", worst)
+	}
+	if !strings.Contains(left.Message, "success rate 78.6% (44/56)") || !strings.Contains(left.Message, "worst–best case 73.3%–80%") {
+		t.Errorf("leave_out: %s", left.Message)
+	}
+	if !(*worst.Value < *left.Value) {
+		t.Errorf("the worst case's lower bound %v is not below the scored one's %v", *worst.Value, *left.Value)
+	}
+	a, b := judge(clean, "min_success_rate: 0.5\n"), judge(clean, "min_success_rate: 0.5\nunscored_trials: leave_out\n")
+	if *a.Value != *b.Value || a.Message != b.Message || strings.Contains(a.Message, "worst") {
+		t.Errorf("clean round: %q vs %q", a.Message, b.Message)
+	}
+}
+
 func TestJudgeQuarantineTypo(t *testing.T) {
 	r := grid(t, "r", 3, 1, func(i, r int) string { return verdict(true) }, comparetest.Spec{})
 	_, err := gate.Judge(policy(t, "require: clean\nquarantine: [task-0]\n"), "policy.yaml", r, nil)

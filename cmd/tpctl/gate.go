@@ -32,6 +32,7 @@ is an error naming the closest one), for CI:
 
   require: clean                  # or: any
   min_success_rate: 0.5           # judged on the lower bound of the 95% interval
+  unscored_trials: count_as_failed  # degraded round: judge the worst case (or: leave_out)
   max_infra_error_rate: 0.05
   baseline:
     non_inferiority_margin: 0.05  # pass when the paired 95% lower bound >= -margin

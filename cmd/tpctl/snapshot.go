@@ -161,8 +161,14 @@ func runSnapshotShow(a *app, dir string) error {
 	}
 	if a.jsonOutput() {
 		// The manifest itself, the document snapshot.json holds (on one
-		// line, by the JSON rule): no envelope, no message_type.
-		return a.io.JSON(m)
+		// line, by the JSON rule): no envelope, no message_type; then the
+		// success rate's worst and best case, computed as read (they are
+		// not in snapshot.json, so its bytes and round IDs stay as they
+		// were).
+		return a.io.JSON(struct {
+			*snapshot.Manifest
+			SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
+		}{m, m.SuccessRateBounds()})
 	}
 	a.page()
 	printSummary(a, m, dir)
