@@ -244,7 +244,7 @@ func minSuccess(min float64, unscored string, cs round.Summary) Rule {
 	switch {
 	case worst:
 		b := cs.SuccessRateBounds
-		r.Message = fmt.Sprintf("min_success_rate %s: worst case %s (%d/%d, the %d planned trials not scored counted as failed), 95%% interval [%s, %s]; lower bound %s %s %s (over scored trials: %s, %d/%d; best case %s; unscored_trials: leave_out judges the scored trials only)",
+		r.Message = fmt.Sprintf("min_success_rate %s: worst case %s (%d/%d, with %d not scored counted as failed), 95%% interval [%s, %s]; lower bound %s %s %s (over scored trials: %s, %d/%d; best case %s; unscored_trials: leave_out judges the scored trials only)",
 			pct(min), pct(b.WorstCase), c.Success, c.Expected, notScored, pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min), pctOr(cs.SuccessRate), c.Success, c.Scored(), pct(b.BestCase))
 	default:
 		r.Message = fmt.Sprintf("min_success_rate %s: success rate %s (%d/%d), 95%% interval [%s, %s]; lower bound %s %s %s",

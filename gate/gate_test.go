@@ -248,7 +248,7 @@ func TestMinSuccessWorstCase(t *testing.T) {
 	worst := judge(degraded, "min_success_rate: 0.5\n")
 	same := judge(degraded, "min_success_rate: 0.5\nunscored_trials: count_as_failed\n")
 	left := judge(degraded, "min_success_rate: 0.5\nunscored_trials: leave_out\n")
-	if !strings.Contains(worst.Message, "worst case 73.3% (44/60, the 4 planned trials not scored counted as failed)") || *worst.Value != *same.Value {
+	if !strings.Contains(worst.Message, "worst case 73.3% (44/60, with 4 not scored counted as failed)") || *worst.Value != *same.Value {
 		t.Errorf("worst case: %+v", worst)
 	}
 	if !strings.Contains(left.Message, "success rate 78.6% (44/56)") || !strings.Contains(left.Message, "worst–best case 73.3%–80%") {
