@@ -281,6 +281,17 @@ func TestNewCmdTrend(t *testing.T) {
 	})
 }
 
+func TestNewCmdPlanPower(t *testing.T) {
+	checkArgv(t, "plan power", newPlanPowerCmd, []argvCase[planPowerOptions]{
+		{"defaults", "plan power --pilot p --policy g.yaml", &planPowerOptions{Pilot: "p", Policy: "g.yaml", Target: 0.8, Simulations: 400, Seed: 1,
+			Tasks: []int{3, 5, 10, 20, 30, 50, 100, 200}, Repeats: []int{1, 2, 4, 8}}, ""},
+		{"everything", "plan power --pilot p --baseline b --policy g.yaml --target 0.9 --simulations 50 --seed 9 --tasks 5,10 --repeats 2",
+			&planPowerOptions{Pilot: "p", Baseline: "b", Policy: "g.yaml", Target: 0.9, Simulations: 50, Seed: 9, Tasks: []int{5, 10}, Repeats: []int{2}}, ""},
+		{"no pilot", "plan power --policy g.yaml", nil, "--pilot is required"},
+		{"no policy", "plan power --pilot p", nil, "--policy is required"},
+	})
+}
+
 func TestNewCmdGate(t *testing.T) {
 	checkArgv(t, "gate", newGateCmd, []argvCase[gateOptions]{
 		{"candidate", "gate c --policy g.yaml", &gateOptions{Candidate: "c", Policy: "g.yaml"}, ""},
