@@ -298,6 +298,21 @@ func TestNewCmdGate(t *testing.T) {
 		{"baseline", "gate c --baseline b --policy g.yaml", &gateOptions{Candidate: "c", Baseline: "b", Policy: "g.yaml"}, ""},
 		{"no policy", "gate c", nil, "--policy is required"},
 		{"two candidates", "gate c d --policy g.yaml", nil, "CANDIDATE"},
+		{"locked", "gate c --policy g.yaml --lock l --key k.pub --timestamp t.tsr --tsa-cert tsa.crt",
+			&gateOptions{Candidate: "c", Policy: "g.yaml", Lock: "l", Key: "k.pub", Timestamp: "t.tsr", TSACert: "tsa.crt"}, ""},
+		{"lock without key", "gate c --policy g.yaml --lock l", nil, "--lock needs --key"},
+		{"key without lock", "gate c --policy g.yaml --key k", nil, "give --lock"},
+		{"timestamp without cert", "gate c --policy g.yaml --lock l --key k --timestamp t", nil, "--timestamp and --tsa-cert go together"},
+	})
+}
+
+func TestNewCmdPlanLock(t *testing.T) {
+	checkArgv(t, "plan lock", newPlanLockCmd, []argvCase[planLockOptions]{
+		{"all", "plan lock p.json --policy g.yaml --key k --out l --power pw.json", &planLockOptions{Plan: "p.json", Policy: "g.yaml", Key: "k", Out: "l", Power: "pw.json"}, ""},
+		{"no policy", "plan lock p.json --key k --out l", nil, "--policy is required"},
+		{"no key", "plan lock p.json --policy g.yaml --out l", nil, "--key is required"},
+		{"no out", "plan lock p.json --policy g.yaml --key k", nil, "--out is required"},
+		{"no plan", "plan lock --policy g.yaml --key k --out l", nil, "is missing PLAN"},
 	})
 }
 
