@@ -49,6 +49,9 @@ type Policy struct {
 	// UnscoredAsFailed (the default, "" in a file that does not say)
 	// judges the worst case, UnscoredLeftOut the rate over scored trials.
 	UnscoredTrials string
+	// MaxCostUSD caps the known spend of every attempt, retries included
+	// (snapshot.Cost); most of it unknown is not enough evidence.
+	MaxCostUSD *float64
 	// Quarantine lists the tasks left out of every rule.
 	Quarantine []string
 }
@@ -77,7 +80,7 @@ func (e *PolicyError) Error() string {
 const MaxPolicySize = 1 << 20
 
 var (
-	topKeys      = []string{"require", "min_success_rate", "unscored_trials", "max_infra_error_rate", "baseline", "quarantine"}
+	topKeys      = []string{"require", "min_success_rate", "unscored_trials", "max_infra_error_rate", "max_cost_usd", "baseline", "quarantine"}
 	baselineKeys = []string{"non_inferiority_margin", "allow_degraded"}
 )
 
@@ -138,6 +141,8 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			p.UnscoredTrials = v.Value
 		case "max_infra_error_rate":
 			p.MaxInfraErrorRate, err = rate(v, k.Value, fail)
+		case "max_cost_usd":
+			p.MaxCostUSD, err = dollars(v, k.Value, fail)
 		case "baseline":
 			if v.Kind != yaml.MappingNode {
 				return nil, fail(v, "", "baseline must be a mapping: baseline: {non_inferiority_margin: 0.05}")
@@ -180,8 +185,8 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.NonInferiorityMargin == nil {
-		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate or baseline.non_inferiority_margin",
+	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.MaxCostUSD == nil && p.NonInferiorityMargin == nil {
+		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate, max_cost_usd or baseline.non_inferiority_margin",
 			"sets no rule")
 	}
 	return p, nil
@@ -203,6 +208,15 @@ func checkKey(k *yaml.Node, known []string, seen map[string]bool, prefix string,
 	}
 	seen[k.Value] = true
 	return nil
+}
+
+// dollars reads a finite amount of US dollars, zero or more.
+func dollars(v *yaml.Node, key string, fail func(*yaml.Node, string, string, ...any) error) (*float64, error) {
+	var x float64
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return nil, fail(v, "an amount of US dollars: max_cost_usd: 25", "%s must be a number of US dollars, 0 or more, got %q", key, v.Value)
+	}
+	return &x, nil
 }
 
 // rate reads a number in [0, 1].
