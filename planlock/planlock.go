@@ -314,6 +314,7 @@ func PolicyDiff(locked, given *gate.Policy) []string {
 	add(gate.RuleMinSuccess, f(locked.MinSuccessRate), f(given.MinSuccessRate))
 	add("unscored_trials", locked.UnscoredTrials, given.UnscoredTrials)
 	add(gate.RuleMaxInfra, f(locked.MaxInfraErrorRate), f(given.MaxInfraErrorRate))
+	add(gate.RuleMaxCost, f(locked.MaxCostUSD), f(given.MaxCostUSD))
 	add(gate.RuleNonInferior, f(locked.NonInferiorityMargin), f(given.NonInferiorityMargin))
 	add("baseline.allow_degraded", locked.AllowDegraded, given.AllowDegraded)
 	add("quarantine", locked.Quarantine, given.Quarantine)

@@ -217,6 +217,12 @@ func Plan(ctx context.Context, p *gate.Policy, opts Options, pilot, base *round.
 	sim := *p
 	sim.Quarantine = nil
 	res.Notes = notes(pool, pilot, base, p)
+	if p.MaxCostUSD != nil {
+		// Simulated trials have no cost; the cap is a budget, not a
+		// chance, and the pilot's spend per trial says what a design costs.
+		sim.MaxCostUSD = nil
+		res.Notes = append(res.Notes, "max_cost_usd is not simulated (a simulated trial has no cost): the pilot's spend per trial times a design's trials says whether it fits the cap")
+	}
 
 	type job struct{ i, t, r int }
 	for _, t := range tasksGrid {
@@ -342,6 +348,9 @@ func rulesOf(p *gate.Policy) []string {
 	}
 	if p.MaxInfraErrorRate != nil {
 		out = append(out, gate.RuleMaxInfra)
+	}
+	if p.MaxCostUSD != nil {
+		out = append(out, gate.RuleMaxCost)
 	}
 	if p.NonInferiorityMargin != nil {
 		out = append(out, gate.RuleNonInferior)
