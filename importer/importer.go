@@ -377,6 +377,7 @@ type importRun struct {
 	sample            []string
 	firstDir          string
 	tasks             map[string]int
+	taskDirs          map[string][]string
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
@@ -387,7 +388,7 @@ type importRun struct {
 }
 
 func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
-	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}}
+	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}, taskDirs: map[string][]string{}}
 }
 
 // windowTrials bounds the trials in flight between the reader of the
@@ -513,6 +514,12 @@ func (r *importRun) emit(tw *trialWork) error {
 		return err
 	}
 	r.tasks[t.Task]++
+	for _, a := range t.Attempts {
+		if len(r.taskDirs[t.Task]) >= producers.MaxTaskDirs {
+			break
+		}
+		r.taskDirs[t.Task] = append(r.taskDirs[t.Task], a.Dir)
+	}
 	if len(jobs) > 0 {
 		for k := range jobs {
 			if err := jobs[k].fault; err != nil {
@@ -530,7 +537,9 @@ func (r *importRun) emit(tw *trialWork) error {
 		for k := range jobs {
 			r.attempts++
 			if len(r.sample) < maxJobSample {
-				if _, err := os.Lstat(filepath.Join(r.opts.Root, filepath.FromSlash(jobs[k].dir))); err == nil {
+				// A file locator ("path#fragment") is present when its file is.
+				rel, _ := planfile.LocatorPath(jobs[k].dir)
+				if _, err := os.Lstat(filepath.Join(r.opts.Root, filepath.FromSlash(rel))); err == nil {
 					r.present++
 					r.sample = append(r.sample, jobs[k].dir)
 				} else if r.firstDir == "" {
@@ -927,7 +936,7 @@ func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) (*Warning, error) {
-	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks})
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks, TaskDirs: r.taskDirs})
 	if err != nil {
 		return &Warning{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}, nil
 	}

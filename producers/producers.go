@@ -143,7 +143,13 @@ type PlannedSet struct {
 	Trials int
 	// Tasks counts the planned trials of each task.
 	Tasks map[string]int
+	// TaskDirs are up to MaxTaskDirs attempt locators of each task, for a
+	// producer to name the plan's tasks as its own files do.
+	TaskDirs map[string][]string
 }
+
+// MaxTaskDirs bounds PlannedSet.TaskDirs per task.
+const MaxTaskDirs = 4
 
 // JobCheck is what the producer's own declaration of a run says about a
 // plan.
