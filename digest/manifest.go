@@ -84,7 +84,7 @@ func envSource(taskDir string) string {
 // trials[].agent).
 func HarborHarness(commit string, agent json.RawMessage) (Digest, error) {
 	if len(commit) != 40 || strings.Trim(commit, "0123456789abcdef") != "" {
-		return Digest{}, fmt.Errorf("Harbor commit %q is not 40 lowercase hex digits", commit)
+		return Digest{}, fmt.Errorf("the Harbor commit %q is not 40 lowercase hex digits", commit)
 	}
 	a, err := JSON(agent)
 	if err != nil {
