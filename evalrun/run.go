@@ -19,6 +19,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -50,6 +51,10 @@ type RunOptions struct {
 	// Transcripts, when non-nil, exports redacted trajectories into the
 	// snapshot with the same code and rules as `tpctl import`.
 	Transcripts *importer.TranscriptOptions
+	// Scanner is the invocation's registry of secrets (built once in
+	// cmd/tpctl): the plan check and the import gate with it. nil: the
+	// credential patterns only.
+	Scanner *redact.Scanner
 }
 
 // Result describes a finished (possibly partial) evaluation.
@@ -172,7 +177,7 @@ func Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err := safefs.MustNotExist(opts.Out); err != nil {
 		return nil, &OutExistsError{Out: opts.Out, Err: err}
 	}
-	ev, rep, err := CheckPlan(opts.PlanPath)
+	ev, rep, err := CheckPlan(opts.PlanPath, opts.Scanner)
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +393,7 @@ func (st *runState) save(ctx context.Context, res *Result, started []bool) (*Res
 	if err := writeJSON(planPath, plan); err != nil {
 		return res, err
 	}
-	imp, err := importer.ImportPlan(saveCtx, plan, importer.Options{
+	imp, err := importer.ImportPlan(saveCtx, plan, importer.Options{Scanner: st.opts.Scanner,
 		PlanPath:    planPath,
 		Root:        st.out,
 		Out:         filepath.Join(st.out, snapshotDir),

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"strings"
 
@@ -34,7 +33,8 @@ import (
 // v1.x, over a size, step or depth cap, malformed, a symlink, missing);
 // anything else aborts the import: *redact.Error or another redactor
 // failure, *redact.SecretFoundError, the context's error, or a read error.
-// r must not be nil; a nil sc means redact.NewScanner(os.Environ()).
+// r must not be nil; sc is the invocation's registry of secrets (nil: the
+// credential patterns only).
 func Build(ctx context.Context, path string, r redact.Redactor, sc *redact.Scanner, lim Limits) (*Trajectory, error) {
 	return BuildParts(ctx, []Part{{Path: path}}, r, sc, lim)
 }
@@ -63,7 +63,7 @@ func BuildParts(ctx context.Context, parts []Part, r redact.Redactor, sc *redact
 		return nil, errors.New("no trajectory file to build from")
 	}
 	if sc == nil {
-		sc = redact.NewScanner(os.Environ())
+		sc = redact.NewScanner(nil)
 	}
 	lim = lim.withDefaults()
 	t := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -95,9 +96,20 @@ type stoppedError struct {
 func (s *stoppedError) Error() string { return s.msg }
 func (s *stoppedError) Unwrap() error { return s.err }
 
+// secretHint is the one next step for a known secret found in anything
+// tpctl was about to write, sign or send (a *redact.PayloadError), whatever
+// the command: a report, a trend page, an attestation, an upload.
+const secretHint = "nothing was written, signed or sent: remove the secret where it entered and re-create the snapshot with 'tpctl import' (the scan never prints the matching text)"
+
 func codeOf(err error) exitCode {
 	if err == nil {
 		return exitOK
+	}
+	// A known secret in a payload is a finding (exit 1) for every
+	// command, however the command wrapped it.
+	var pe *redact.PayloadError
+	if errors.As(err, &pe) && !errors.Is(err, context.Canceled) {
+		return exitFinding
 	}
 	var ie interrupted
 	if errors.As(err, &ie) {
@@ -128,6 +140,10 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 		// the verdict was not printed, so its one line is the error.
 		quiet = ce.quiet && !quietFlag
 		hints = ce.hints
+	}
+	if hints == nil && errors.As(err, new(*redact.PayloadError)) {
+		// A command with a better next step (preflight's) says it.
+		hints = []string{secretHint}
 	}
 	msg := err.Error()
 	if !quiet {

@@ -74,7 +74,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return usageErr(fmt.Errorf("%s is required", req.name), "tpctl import --plan PLAN --root DIR --out NEW_DIR")
 		}
 	}
-	opts := importer.Options{PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict}
+	opts := importer.Options{PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict, Scanner: a.secrets.scanner()}
 	var err error
 	if opts.Transcripts, err = transcriptOptions(o.TraceLimit, o.Redactors); err != nil {
 		return err
@@ -183,10 +183,10 @@ func importError(a *app, err error, o *importOptions) error {
 		if a.jsonOutput() {
 			writePlanJSON(a.io.ErrOut, invalid.Report)
 		} else if a.output == outputGitHub {
-			_ = writePlanGitHub(a.io.Out, a.io.ErrOut, "tpctl import", invalid.Report)
+			_ = writePlanGitHub(a.secrets, a.io.Out, a.io.ErrOut, "tpctl import", invalid.Report)
 			return silentFinding(err)
 		} else {
-			writePlanText(a.io, invalid.Report)
+			writePlanText(a.io, a.secrets.mask, invalid.Report)
 		}
 		return findingErr(err, fmt.Sprintf("fix the findings above; check with: tpctl plan check %s --root %s", o.Plan, o.Root))
 	case errors.As(err, &unreadable):
@@ -222,7 +222,7 @@ func transcriptOptions(limit int, redactors []string) (*importer.TranscriptOptio
 	if limit == 0 {
 		return nil, usageErr(errors.New("--redactor only applies to transcripts"), "add --trace-limit N (1…128)")
 	}
-	t := importer.TranscriptOptions{Limit: limit, Redactors: redactors, Environ: os.Environ()}
+	t := importer.TranscriptOptions{Limit: limit, Redactors: redactors}
 	if err := t.Validate(); err != nil {
 		return nil, usageErr(err, "example: --trace-limit 32 --redactor builtin:secrets")
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/planfile"
-	"github.com/tuneplane/tpctl/redact"
 )
 
 // newPlanCmd is the group of tpctl plan check, plan init and plan set.
@@ -94,7 +93,7 @@ func planCheckRun(a *app, opts *planCheckOptions) error {
 		Root:                  opts.Root,
 		Strict:                opts.Strict,
 		AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
-		Scanner:               redact.NewScanner(os.Environ()),
+		Scanner:               a.secrets.scanner(),
 	})
 	if err != nil {
 		return inputErr(err, "check the PLAN path; 'tpctl plan init --root JOBDIR' drafts a plan from a Harbor job")
@@ -103,10 +102,10 @@ func planCheckRun(a *app, opts *planCheckOptions) error {
 	case outputJSON:
 		err = writePlanJSON(s.Out, rep)
 	case outputGitHub:
-		err = writePlanGitHub(s.Out, s.ErrOut, "tpctl plan check", rep)
+		err = writePlanGitHub(a.secrets, s.Out, s.ErrOut, "tpctl plan check", rep)
 	default:
 		a.page()
-		err = writePlanText(s, rep)
+		err = writePlanText(s, a.secrets.mask, rep)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to write the report: %w", err)
@@ -150,7 +149,7 @@ func countSeverities(fs []planfile.Finding) (errs, warns int) {
 	return
 }
 
-func writePlanText(s *ui.Streams, rep *planfile.Report) error {
+func writePlanText(s *ui.Streams, mask func(string) string, rep *planfile.Report) error {
 	st := s.Styles()
 	var sb strings.Builder
 	for _, f := range rep.Findings {
@@ -181,7 +180,7 @@ func writePlanText(s *ui.Streams, rep *planfile.Report) error {
 	sb.WriteString(summary + "\n")
 	// Each finding still starts with its file:line:col; a long one
 	// continues on indented lines.
-	_, err := io.WriteString(s.Out, ui.Wrap(sb.String(), s.Width()))
+	_, err := io.WriteString(s.Out, ui.Wrap(sb.String(), s.Width(), mask))
 	return err
 }
 

@@ -110,7 +110,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 			return attestInputErr(err)
 		}
 		if !rep.OK {
-			if err := writeAttestReport(a.io.ErrOut, a.io.Width(), rep); err != nil {
+			if err := writeAttestReport(a.io.ErrOut, a.io.Width(), a.secrets.mask, rep); err != nil {
 				return err
 			}
 			return findingErr(fmt.Errorf("the attestation %q does not hold for %v; no report written", o.Attestation, dirs),
@@ -145,7 +145,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 	// A report is a file that leaves the machine (mailed, attached to a
 	// CI run): a page that would carry a known secret - from a snapshot
 	// edited after import - is refused, as upload refuses to send it.
-	scanner := redact.NewScanner(os.Environ())
+	scanner := a.secrets.scanner()
 	check := func(page []byte) error { return scanner.CheckPayload("the report for "+strconv.Quote(o.Out), page) }
 	if o.Out == "-" {
 		var buf bytes.Buffer
@@ -208,5 +208,5 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 // reportSecretErr is the refusal of a page that would carry a known
 // secret: a finding (exit 1), as for upload, with nothing written.
 func reportSecretErr(err error) error {
-	return findingErr(err, "nothing was written; the scan never prints the matching text: re-create the snapshot with tpctl import from sources without the secret")
+	return findingErr(err, secretHint)
 }

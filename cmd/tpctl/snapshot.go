@@ -220,7 +220,7 @@ func runSnapshotVerify(a *app, dir string) error {
 			fmt.Fprintf(a.io.Out, "%s %s %s: %s\n", st.Error.Render("problem"), p.Code, termsafe.Escape(p.File), termsafe.Escape(p.Message))
 		}
 		if rep.OK {
-			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width()))
+			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width(), a.secrets.mask))
 		}
 	}
 	if !rep.OK {
@@ -273,7 +273,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 			return writeTaskLines(a.io.Out, rows)
 		}
 		a.page()
-		return writeTaskTable(a.io.Out, a.io.Width(), rows, st)
+		return writeTaskTable(a.io.Out, a.io.Width(), a.secrets.mask, rows, st)
 	}
 	if tv.Trial != "" {
 		d, err := r.Detail(tv.Trial)
@@ -287,13 +287,13 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 			}{"trial", d})
 		}
 		a.page()
-		return writeTrial(a.io.Out, a.io.Width(), r, tv.Trial, st)
+		return writeTrial(a.io.Out, a.io.Width(), a.secrets.mask, r, tv.Trial, st)
 	}
 	if a.jsonOutput() {
 		return writeTrialLines(a.io.Out, r, tv.Filter)
 	}
 	a.page()
-	return writeTrialTable(a.io.Out, a.io.Width(), r, tv.Filter, st)
+	return writeTrialTable(a.io.Out, a.io.Width(), a.secrets.mask, r, tv.Filter, st)
 }
 
 // unknownValueErr is exit 2 for a status, reason, task or trial that names

@@ -29,7 +29,7 @@ func writeTrialLines(w io.Writer, r *report.Round, f report.Filter) error {
 
 // writeTrialTable writes the trials that pass f as a table that fits
 // width, followed by how many were shown.
-func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s ui.Styles) error {
+func writeTrialTable(w io.Writer, width int, mask func(string) string, r *report.Round, f report.Filter, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w) // whole lines: the secret gate masks each Write
 	t := ui.Table{
 		Header: []string{"STATUS", "TRIAL", "REASON", "REWARD", "EXCEPTION", "ATTEMPTS", "BODY", "DETAIL"},
@@ -51,6 +51,7 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
+	t.Mask = mask
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 // The result and attempts wrap at width (0: no limit), hashes and paths
 // kept whole; the bodies are printed as they are, their lines being the
 // conversation's own.
-func writeTrial(w io.Writer, width int, r *report.Round, id string, s ui.Styles) error {
+func writeTrial(w io.Writer, width int, mask func(string) string, r *report.Round, id string, s ui.Styles) error {
 	d, err := r.Detail(id)
 	if err != nil {
 		return err
@@ -75,7 +76,7 @@ func writeTrial(w io.Writer, width int, r *report.Round, id string, s ui.Styles)
 	bw := &head
 	// flush writes the wrapped head; called once, before the bodies.
 	flush := func() error {
-		_, err := io.WriteString(out, ui.Wrap(head.String(), width))
+		_, err := io.WriteString(out, ui.Wrap(head.String(), width, mask))
 		head.Reset()
 		return err
 	}
@@ -250,7 +251,7 @@ func writeTaskLines(w io.Writer, rows []snapshot.TaskSummary) error {
 
 // writeTaskTable writes the per-task rows as a table that fits width and
 // a line counting the flags.
-func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.Styles) error {
+func writeTaskTable(w io.Writer, width int, mask func(string) string, rows []snapshot.TaskSummary, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w)
 	hat := "PASS^K"
 	if len(rows) > 0 && rows[0].K > 0 {
@@ -283,6 +284,7 @@ func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.St
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
+	t.Mask = mask
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}

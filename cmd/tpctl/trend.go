@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
-	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/trend"
 )
@@ -97,8 +95,8 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := redact.NewScanner(os.Environ()).CheckPayload("the trend page "+strconv.Quote(opts.Out), page); err != nil {
-			return inputErr(err)
+		if err := a.secrets.scanner().CheckPayload("the trend page "+strconv.Quote(opts.Out), page); err != nil {
+			return findingErr(err, secretHint)
 		}
 		if err := safefs.WriteFile(opts.Out, page, 0o644); err != nil {
 			return err
@@ -111,7 +109,7 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 		}{"trend", res})
 	}
 	a.page()
-	if err := writeTrend(a.io.Out, a.io.Width(), res); err != nil {
+	if err := writeTrend(a.io.Out, a.io.Width(), a.secrets.mask, res); err != nil {
 		return err
 	}
 	if opts.Out != "" {
