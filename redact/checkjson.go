@@ -76,10 +76,13 @@ func (s *Scanner) CheckJSON(where string, data []byte) error {
 		case string:
 			n := len(stack)
 			if n > 0 && stack[n-1].obj && stack[n-1].expect {
-				stack[n-1].key, stack[n-1].expect = t, false
+				// A member name with a secret is named by its object:
+				// its own pointer would print the secret.
 				if h := s.Scan("", t); len(h) > 0 {
-					return &PayloadError{Where: where, Field: pointer() + " (the key)", Detector: h[0].Detector, Count: h[0].Count}
+					stack = stack[:n-1]
+					return &PayloadError{Where: where, Field: "a member name in " + orElse(pointer(), "the top object"), Detector: h[0].Detector, Count: h[0].Count}
 				}
+				stack[n-1].key, stack[n-1].expect = t, false
 				continue
 			}
 			if utf8.ValidString(t) {
@@ -93,4 +96,11 @@ func (s *Scanner) CheckJSON(where string, data []byte) error {
 		}
 	}
 	return s.CheckPayload(where, data)
+}
+
+func orElse(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -243,7 +243,15 @@ func (m *maskWriter) Fd() uintptr {
 // (issue 35: snapshot show --trials printed 17 characters of a job
 // token). n < 1 keeps the whole masked text. A nil Scanner only cuts.
 func (s *Scanner) Clip(text string, n int) string {
-	text = s.Mask(text)
+	return Clip(s.Mask, text, n)
+}
+
+// Clip is Scanner.Clip for a mask given as a function (the views of
+// cmd/tpctl get the invocation's mask so); a nil mask only cuts.
+func Clip(mask func(string) string, text string, n int) string {
+	if mask != nil {
+		text = mask(text)
+	}
 	if n < 1 || len(text) <= n {
 		return text
 	}

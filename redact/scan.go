@@ -193,11 +193,43 @@ func secretForms(value string) []string {
 		}
 	}
 	add(asciiJSON(value))
+	add(pythonASCII(value))
 	var b strings.Builder
 	if htmlText.Execute(&b, value) == nil {
 		add(b.String())
 	}
 	return forms
+}
+
+// pythonASCII is value as Python's ascii() (and repr() of bytes) writes
+// it inside its quotes: printable ASCII as it is, a backslash doubled,
+// \t \n \r, other characters below U+0100 as \xNN (U+00E9 is \xe9, a
+// code point, where Go's \xe9 is a byte, so the decoded views never show
+// it), then \uNNNN and \UNNNNNNNN. A password with Latin-1 letters in a
+// Python traceback looks so.
+func pythonASCII(value string) string {
+	var b strings.Builder
+	for _, r := range value {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	return b.String()
 }
 
 // htmlText escapes a value as html/template does in HTML text and quoted

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -46,7 +47,7 @@ func writeTrialTable(w io.Writer, width int, mask func(string) string, r *report
 			body = strconv.Itoa(len(l.Trajectories))
 		}
 		t.Rows = append(t.Rows, []string{report.Glyph(tr.Status) + " " + tr.Status, ui.Cell(tr.ID), ui.Cell(orDash(l.Reason)),
-			reward(l.Reward), ui.Cell(orDash(l.ExceptionType)), strconv.Itoa(l.Attempts), body, ui.Cell(clip(orDash(l.Detail), maxDetailCell))})
+			reward(l.Reward), ui.Cell(orDash(l.ExceptionType)), strconv.Itoa(l.Attempts), body, ui.Cell(redact.Clip(mask, orDash(l.Detail), maxDetailCell))})
 	}
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
@@ -192,15 +193,6 @@ func reward(v *float64) string {
 // maxDetailCell bounds the DETAIL column (runes), so an unlimited-width
 // line stays under 200 cells; --trial ID prints the detail whole.
 const maxDetailCell = 72
-
-// clip cuts s to at most n runes, marking a cut with "…".
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
 
 // writeExplanation writes an attempt's detail, timing, usage and agent
 // (tpctl-snapshot/3), one indented line each, when it has them.
