@@ -100,6 +100,11 @@ func Run(ctx context.Context, snapshots []string, opts Options) ([]Partition, er
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, err
 	}
+	// The dataset is written beside the snapshots, never inside one
+	// (an unlisted file makes a snapshot fail verification).
+	if err := safefs.CheckOutside(opts.Out, snapshots...); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create output folder %q: %w", opts.Out, err)
 	}

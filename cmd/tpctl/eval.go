@@ -174,6 +174,9 @@ func runEval(ctx context.Context, a *app, o *evalRunOptions) error {
 	if o.Out == "" {
 		return usageErr(errors.New("--out is required"), "tpctl eval run PLAN --out NEW_DIR")
 	}
+	if err := safefs.CheckOutside(o.Out); err != nil {
+		return err
+	}
 	// Transcript options and credentials are checked before anything
 	// starts, with the same rules as import.
 	transcripts, err := transcriptOptions(o.TraceLimit, o.Redactors)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/redact"
@@ -122,6 +123,11 @@ func codeOf(err error) exitCode {
 	if errors.As(err, &ce) {
 		return ce.code
 	}
+	// An output path no writer beside snapshots may use (safefs) is a
+	// usage error for every command.
+	if errors.As(err, new(*safefs.InsideSnapshotError)) || errors.As(err, new(*safefs.NotRegularError)) {
+		return exitUsage
+	}
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
 	}
@@ -141,9 +147,9 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 		quiet = ce.quiet && !quietFlag
 		hints = ce.hints
 	}
-	if hints == nil && errors.As(err, new(*redact.PayloadError)) {
+	if hints == nil {
 		// A command with a better next step (preflight's) says it.
-		hints = []string{secretHint}
+		hints = defaultHints(err)
 	}
 	msg := err.Error()
 	if !quiet {
@@ -172,4 +178,21 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 			Hints       []string `json:"hints"`
 		}{"exit_error", int(codeOf(err)), msg, hints})
 	}
+}
+
+// defaultHints is the one next step for the errors every command may
+// return the same way: a known secret in a payload, and an output path
+// that the writer beside snapshots refuses (internal/safefs).
+func defaultHints(err error) []string {
+	var inside *safefs.InsideSnapshotError
+	var notRegular *safefs.NotRegularError
+	switch {
+	case errors.As(err, new(*redact.PayloadError)):
+		return []string{secretHint}
+	case errors.As(err, &inside):
+		return []string{"write it beside the snapshot, not inside it (e.g. in the folder that holds " + ui.Quote(inside.Dir) + ")"}
+	case errors.As(err, &notRegular):
+		return []string{"choose an --out that does not exist yet or is a regular file"}
+	}
+	return nil
 }

@@ -92,6 +92,11 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 	if fi, err := os.Stat(o.Root); err != nil || !fi.IsDir() {
 		return inputErr(fmt.Errorf("--root %q is not a readable folder", o.Root), "give the Harbor job folder the plan's dirs are relative to")
 	}
+	// A snapshot is never made inside another (it would break it): the
+	// one rule of every writer beside snapshots, checked before mkdir.
+	if err := safefs.CheckOutside(o.Out); err != nil {
+		return err
+	}
 	// --out out/round-1 works on a fresh clone: the parent folder is made
 	// like mkdir -p (the snapshot folder itself must still not exist).
 	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {

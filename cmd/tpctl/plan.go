@@ -256,7 +256,14 @@ func setPlanValue(plan, pointer string, value []byte) error {
 	if fi, err := os.Stat(plan); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := safefs.WriteFile(plan, out, perm); err != nil {
+	// A snapshot's plan.json is never edited in place (it would break
+	// the snapshot), nor a plan that is a link or not a regular file.
+	if err := safefs.WriteBeside(plan, out, perm, true); err != nil {
+		var inside *safefs.InsideSnapshotError
+		var notRegular *safefs.NotRegularError
+		if errors.As(err, &inside) || errors.As(err, &notRegular) {
+			return err
+		}
 		return fmt.Errorf("failed to write %s: %w", plan, err)
 	}
 	return nil

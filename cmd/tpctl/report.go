@@ -15,6 +15,7 @@ import (
 
 	"github.com/tuneplane/tpctl/attest"
 	"github.com/tuneplane/tpctl/compare"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/report"
@@ -158,6 +159,11 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		_, err := a.stdout().Write(buf.Bytes())
 		return err
 	}
+	// Refused before its folder is made: a folder made inside a
+	// snapshot would already break it.
+	if err := safefs.CheckOutside(o.Out, dirs...); err != nil {
+		return err
+	}
 	// --out reports/x.html works on a fresh clone: the folder is made
 	// like mkdir -p, as import makes the folder of its --out.
 	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
@@ -173,8 +179,6 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		case errors.Is(err, fs.ErrExist):
 			// One thing said: it exists, and --force replaces it.
 			return usageErr(fmt.Errorf("%q already exists", o.Out), "pass --force to replace it, or choose another --out")
-		case errors.Is(err, report.ErrInsideSnapshot):
-			return usageErr(err, "write the report beside the snapshot, not inside it: an unlisted file makes the snapshot fail verification")
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 			return usageErr(err, "check that the folder of --out exists and is writable")
 		}
