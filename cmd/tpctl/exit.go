@@ -193,6 +193,8 @@ func defaultHints(err error) []string {
 		return []string{"write it beside the snapshot, not inside it (e.g. in the folder that holds " + ui.Quote(inside.Dir) + ")"}
 	case errors.As(err, &notRegular):
 		return []string{"choose an --out that does not exist yet or is a regular file"}
+	case errors.As(err, new(*snapshot.LimitError)):
+		return []string{"look at the named trial's result.json: a value that long or that many distinct values are not evaluation results tpctl can save; leave the trial out of the plan or fix the source"}
 	}
 	return nil
 }
