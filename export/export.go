@@ -289,9 +289,13 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 	sum := sha256.Sum256(manifestJSON)
 	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]*passed{},
 		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
+	// The writer itself, not the named result: "return nil, err" sets
+	// that to nil before this runs (issue 35: a nil dereference under
+	// EMFILE, when a table file could not be opened).
+	pw := w
 	defer func() {
 		if err != nil {
-			w.discard()
+			pw.discard()
 		}
 	}()
 	rowName := func() string { return "trial " + w.cur }
@@ -315,6 +319,11 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 func (w *partitionWriter) discard() {
 	for _, o := range []interface{ abandon() }{w.trials, w.attempts, w.tasks} {
 		o.abandon()
+	}
+	// Its own files first, by path (unlink needs no descriptor): out of
+	// descriptors, RemoveAll cannot open the folder to list it.
+	for _, table := range []string{TableTrials, TableAttempts, TableTasks} {
+		os.Remove(filepath.Join(w.dir, table+"."+string(w.opts.Format)))
 	}
 	os.RemoveAll(w.dir)
 }

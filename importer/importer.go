@@ -196,7 +196,7 @@ func Import(ctx context.Context, opts Options) (*Result, error) {
 // importLoaded is the loaded path: the whole plan in memory, as
 // planfile.Load reports it.
 func importLoaded(ctx context.Context, opts Options, prior []safefs.Leftover) (*Result, error) {
-	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
+	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Context: ctx, Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
 		Scanner: opts.scanner()})
 	if err != nil {
 		return nil, &PlanUnreadableError{Err: err}
@@ -235,7 +235,7 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		return nil, nil, nil, false // root_invalid
 	}
 	scanner := opts.scanner()
-	sp, ok := planfile.Scan(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat, Scanner: scanner})
+	sp, ok := planfile.Scan(opts.PlanPath, planfile.Options{Context: ctx, Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat, Scanner: scanner})
 	if !ok {
 		return nil, nil, nil, false
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/redact"
+	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -151,6 +152,11 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 		// A command with a better next step (preflight's) says it.
 		hints = defaultHints(err)
 	}
+	if isReadFault(err) {
+		// Whatever the command guessed (a snapshot not written by
+		// tpctl, a modified one), the machine failed: say that.
+		hints = []string{ioHint}
+	}
 	msg := err.Error()
 	if !quiet {
 		for _, line := range strings.Split(msg, "\n") {
@@ -197,4 +203,22 @@ func defaultHints(err error) []string {
 		return []string{"look at the named trial's result.json: a value that long or that many distinct values are not evaluation results tpctl can save; leave the trial out of the plan or fix the source"}
 	}
 	return nil
+}
+
+// ioHint is the one next step for an I/O or resource error of the
+// machine while reading (safefs.IsIOError, snapshot.ProblemReadError).
+const ioHint = "an I/O error of this machine, not a problem of the input: fix the fault (too many open files: raise ulimit -n; no space: free some; EIO: check the disk) and run again"
+
+// isReadFault reports whether err is an I/O or resource error of the
+// machine, also one a snapshot's verification met on every problem.
+func isReadFault(err error) bool {
+	var ve *snapshot.VerifyError
+	if errors.As(err, &ve) {
+		return snapshot.OnlyReadErrors(ve.Problems)
+	}
+	var se *round.SnapshotError
+	if errors.As(err, &se) && len(se.Problems) > 0 {
+		return snapshot.OnlyReadErrors(se.Problems)
+	}
+	return safefs.IsIOError(err)
 }

@@ -42,7 +42,7 @@ type planCheckOptions struct {
 // newPlanCheckCmd is tpctl plan check; runF nil is planCheckRun.
 func newPlanCheckCmd(a *app, runF func(context.Context, *app, *planCheckOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(_ context.Context, a *app, o *planCheckOptions) error { return planCheckRun(a, o) }
+		runF = planCheckRun
 	}
 	opts := &planCheckOptions{}
 	cmd := &cobra.Command{
@@ -76,7 +76,7 @@ Exit status: 0 the plan is valid (warnings allowed unless --strict);
 	return cmd
 }
 
-func planCheckRun(a *app, opts *planCheckOptions) error {
+func planCheckRun(ctx context.Context, a *app, opts *planCheckOptions) error {
 	s := a.io
 	if opts.Root != "" {
 		fi, err := os.Stat(opts.Root)
@@ -90,6 +90,7 @@ func planCheckRun(a *app, opts *planCheckOptions) error {
 		}
 	}
 	_, rep, err := planfile.Load(opts.Plan, planfile.Options{
+		Context:               ctx,
 		Root:                  opts.Root,
 		Strict:                opts.Strict,
 		AllowUnverifiedFormat: opts.AllowUnverifiedFormat,

@@ -222,6 +222,11 @@ func runSnapshotVerify(a *app, dir string) error {
 			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width(), a.secrets.mask))
 		}
 	}
+	if !rep.OK && snapshot.OnlyReadErrors(rep.Problems) {
+		// The machine failed, not the snapshot: unreadable input (2),
+		// said as an I/O error, never as a failed verification.
+		return inputErr(&snapshot.VerifyError{Dir: dir, Problems: rep.Problems})
+	}
 	if !rep.OK {
 		if a.jsonOutput() || a.output == outputGitHub {
 			return silentFinding(errors.New("snapshot verification failed"))
