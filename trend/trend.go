@@ -19,6 +19,7 @@ import (
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/stats"
 )
 
 // Format is the version of the JSON result.
@@ -68,6 +69,13 @@ type Point struct {
 	SuccessRateCI95Clustered *[2]float64         `json:"success_rate_ci95_clustered"`
 	Coverage                 *float64            `json:"coverage"`
 	CoverageCI95             *[2]float64         `json:"coverage_ci95"`
+	// Cost is what every attempt of the round cost, with its coverage
+	// (snapshot.Cost; unknown is null, never 0).
+	Cost snapshot.Cost `json:"cost"`
+	// USDPerSuccess is the known spend of every attempt over the round's
+	// successes; null when no cost is known or nothing succeeded. Read it
+	// with Cost.WithCost: it stands on the attempts that reported a cost.
+	USDPerSuccess *float64 `json:"usd_per_success"`
 }
 
 // Pair compares round To against round From (delta = To − From).
@@ -84,6 +92,29 @@ type Pair struct {
 	// Regressed are the tasks with fewer successes in To among trials
 	// scored in both rounds (given even when not comparable).
 	Regressed []round.TaskChange `json:"regressed"`
+	// Family is the interval of a vs_best pair that accounts for the best
+	// having been chosen on the same data; nil for adjacent pairs and
+	// when the pair is not comparable.
+	Family *Family `json:"family,omitempty"`
+}
+
+// FamilyMethod names how vs-best intervals are corrected: Bonferroni over
+// every pair of the rounds (docs/trend.md, "Intervals against the best").
+const FamilyMethod = "bonferroni_all_pairs"
+
+// Family is a vs-best pair's simultaneous 95% interval: it holds together
+// with the interval of every other pair of rounds, so choosing the best
+// after seeing the rates does not make it claim more than 95%.
+type Family struct {
+	Method string `json:"method"`
+	// Comparisons is k(k−1)/2 for the k rounds with a success rate.
+	Comparisons int `json:"comparisons"`
+	// CriticalT is the t quantile used in place of t₀.₉₇₅ (nil with CI95).
+	CriticalT *float64 `json:"critical_t"`
+	// CI95 is delta ± CriticalT·se, clipped to [−1, 1]; nil with
+	// NullReason below five tasks.
+	CI95       *[2]float64       `json:"ci95"`
+	NullReason *stats.NullReason `json:"null_reason,omitempty"`
 }
 
 // TaskRow is one task's successes in each round.
@@ -166,9 +197,15 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 		m := r.Manifest
 		res.Rounds = append(res.Rounds, Point{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Label: s.Label,
 			Counts: s.Counts, SuccessRate: s.SuccessRate, SuccessRateCI95: s.SuccessRateCI95, SuccessRateCI95Clustered: s.SuccessRateCI95Clustered,
-			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95})
+			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95, Cost: r.Cost, USDPerSuccess: perSuccess(r.Cost.USDAllAttempts, s.Counts.Success)})
 		if s.SuccessRate != nil && (res.Best < 0 || *s.SuccessRate > *res.Rounds[res.Best].SuccessRate) {
 			res.Best = i
+		}
+	}
+	rated := 0
+	for _, p := range res.Rounds {
+		if p.SuccessRate != nil {
+			rated++
 		}
 	}
 	pair := func(kind string, from, to int) {
@@ -190,6 +227,9 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 			out.Reason = strings.Join(which, "; ")
 		default:
 			out.Comparable, out.Paired = true, p.Paired
+			if kind == PairVsBest && p.Paired != nil {
+				out.Family = familyOf(p.Paired, rated)
+			}
 		}
 		res.Pairs = append(res.Pairs, out)
 	}
@@ -205,6 +245,31 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 	}
 	res.Tasks = taskTable(rounds)
 	return res, nil
+}
+
+// familyOf is the family interval of a vs-best paired difference among
+// the pairs of k rated rounds.
+func familyOf(p *compare.Paired, k int) *Family {
+	f := &Family{Method: FamilyMethod, Comparisons: stats.PairwiseComparisons(k)}
+	se := 0.0
+	if p.SEClustered != nil {
+		se = *p.SEClustered
+	}
+	f.CI95, f.NullReason = stats.FamilyCI95(p.Delta, stats.PairedSE(se, p.Trials), p.Tasks, f.Comparisons)
+	if f.CI95 != nil {
+		t := stats.Round12(stats.FamilyT(p.Tasks, f.Comparisons))
+		f.CriticalT = &t
+	}
+	return f
+}
+
+// perSuccess is usd / successes, nil without a known cost or a success.
+func perSuccess(usd *float64, successes int) *float64 {
+	if usd == nil || successes == 0 {
+		return nil
+	}
+	v := stats.Round12(*usd / float64(successes))
+	return &v
 }
 
 // taskTable is the task × round table; the rounds share one plan.
@@ -279,8 +344,10 @@ func interval(ci *[2]float64) string {
 	return "[" + pct(&ci[0]) + ", " + pct(&ci[1]) + "]"
 }
 
+// signedPct is a difference of rates in percentage points, as compare
+// says it.
 func signedPct(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	s := strconv.FormatFloat(100*x, 'f', 1, 64) + " pp"
 	if x >= 0 {
 		return "+" + s
 	}
@@ -295,6 +362,16 @@ func pairedInterval(p *compare.Paired) string {
 		return "— (too few tasks)"
 	}
 	return "[" + signedPct(p.CI95[0]) + ", " + signedPct(p.CI95[1]) + "]"
+}
+
+func familyInterval(f *Family) string {
+	if f.CI95 == nil {
+		if f.NullReason != nil {
+			return "— (" + f.NullReason.Message + ")"
+		}
+		return "— (too few tasks)"
+	}
+	return "[" + signedPct(f.CI95[0]) + ", " + signedPct(f.CI95[1]) + "]"
 }
 
 func cut(s string, n int) string {

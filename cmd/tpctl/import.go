@@ -138,7 +138,13 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return err
 		}
 	} else {
-		printSummary(a, res.Manifest, res.Dir)
+		// The cost and the failures block come from the snapshot just
+		// written, read back verified, as snapshot show reads it.
+		facts, err := readSavedFacts(res.Dir)
+		if err != nil {
+			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
+		}
+		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
 		printHarborNumbers(a, res)
 		st := a.io.Styles()
 		// A big job can carry thousands of warnings of one kind (e.g.
@@ -159,6 +165,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), termsafe.Escape(w.Message))
 		}
+		writeTriage(a.io.Out, a.io.Width(), a.secrets.mask, res.Dir, facts, res.Manifest.Counts.Expected, st)
 	}
 	if upCfg != nil {
 		return a.runUpload(ctx, res.Dir, *upCfg)

@@ -85,7 +85,7 @@ func (s *secrets) load(environ []string, cf *configfile.File, errOut io.Writer, 
 		return
 	}
 	for _, name := range redact.ShortSecrets(environ, known...) {
-		fmt.Fprintf(errOut, "tpctl: note: %s is shorter than %d characters, so the secret gate does not look for it in what tpctl writes and sends (a value that short would match ordinary words)\n", name, redact.MinSecretLen)
+		fmt.Fprintf(errOut, "tpctl: note: %s is shorter than %d characters, so the secret gate neither looks for it nor masks it in what tpctl writes, prints and sends (a value that short would match ordinary words); it still looks for every longer secret of the environment and for credential patterns\n", name, redact.MinSecretLen)
 	}
 }
 

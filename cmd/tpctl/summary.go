@@ -11,8 +11,9 @@ import (
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
-// printSummary writes the human summary of a round.
-func printSummary(a *app, m *snapshot.Manifest, dir string) {
+// printSummary writes the human summary of a round; cost, when not nil, adds
+// what it cost.
+func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost) {
 	st := a.io.Styles()
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
@@ -49,6 +50,9 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 		count(c.Expected), count(c.Success), count(c.Failure), count(c.InfraError), count(c.Unscored), count(c.Missing)))
 	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored", count(c.Scored()))))
 	clusteredRow(row, m.Statistics)
+	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
+		row("  bounds", boundsText(b))
+	}
 	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%s of %s planned scored", count(c.Scored()), count(c.Expected))))
 	passKRows(row, m.Statistics)
 	label := st.OK.Render(termsafe.Escape(m.Label))
@@ -63,6 +67,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 		}
 		row("exceptions", strings.Join(parts, " · "))
 	}
+	costRows(row, cost)
 	row("protocol", fmt.Sprintf("rules %s · outcomes %s", termsafe.Escape(m.Protocol.DigestRules), termsafe.Escape(m.OutcomeRules)))
 	row("  dataset", termsafe.Escape(m.Protocol.DatasetDigest))
 	row("  cohort", termsafe.Escape(m.Protocol.CohortDigest))
@@ -74,6 +79,13 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 	} else {
 		row("trajectories", "none")
 	}
+}
+
+// boundsText says the worst and best case of the success rate (Manski
+// bounds) of a round with trials not scored.
+func boundsText(b *snapshot.RateBounds) string {
+	return fmt.Sprintf("worst–best case %.1f–%.1f%% (if the %s of %s planned trials not scored had all failed / all succeeded)",
+		b.WorstCase*100, b.BestCase*100, count(b.NotScored), count(b.Planned))
 }
 
 func rateText(r *float64, ci *[2]float64, of string) string {
