@@ -33,7 +33,7 @@ func signSnapshot(t *testing.T, dir, key string) []byte {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, err := SignStatement(st, mustPrivate(t, key))
+	line, err := SignStatement(st, mustPrivate(t, key), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -317,7 +317,7 @@ func TestComparison(t *testing.T) {
 	if bytes.Contains(st.Predicate, []byte("testdata")) {
 		t.Fatalf("predicate carries a folder path: %s", st.Predicate)
 	}
-	line, err := SignStatement(st, mustPrivate(t, "p256.key"))
+	line, err := SignStatement(st, mustPrivate(t, "p256.key"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +411,7 @@ func TestAddToBundleConcurrently(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want[i], err = SignStatement(st, key); err != nil {
+		if want[i], err = SignStatement(st, key, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -467,7 +467,7 @@ func TestProvenance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, err := SignStatement(st, mustPrivate(t, "ed25519.key"))
+	line, err := SignStatement(st, mustPrivate(t, "ed25519.key"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
@@ -38,14 +37,9 @@ func (e *BundleError) Error() string {
 func (e *BundleError) Unwrap() error { return e.Err }
 
 // InsideSnapshotError means a bundle path lies inside a snapshot folder,
-// where `snapshot verify` would report it as an unlisted file.
-type InsideSnapshotError struct {
-	Path, Dir string
-}
-
-func (e *InsideSnapshotError) Error() string {
-	return fmt.Sprintf("the attestation %q would be inside the snapshot %q, which must hold only the files its manifest lists; write it beside the snapshot (the default is %s)", e.Path, e.Dir, DefaultBundlePath(e.Dir))
-}
+// where `snapshot verify` would report it as an unlisted file: the one
+// error of every writer beside snapshots.
+type InsideSnapshotError = safefs.InsideSnapshotError
 
 // DefaultBundlePath is the bundle beside a snapshot folder: DIR.intoto.jsonl.
 func DefaultBundlePath(dir string) string {
@@ -105,6 +99,9 @@ func AddToBundle(path string, line []byte, dirs ...string) (changed bool, err er
 			return false, err
 		}
 	}
+	if err := safefs.CheckReplaceable(path, true); err != nil {
+		return false, err
+	}
 	unlock, err := safefs.Lock(path)
 	if err != nil {
 		return false, &BundleError{Path: path, Err: fmt.Errorf("cannot take the lock for appending: %w", err)}
@@ -139,27 +136,17 @@ func AddToBundle(path string, line []byte, dirs ...string) (changed bool, err er
 	return true, nil
 }
 
-// checkOutside refuses a bundle path inside snapshot folder dir, also
-// through symbolic links of either.
+// checkOutside refuses a bundle path inside snapshot folder dir (or any
+// snapshot folder), also through symbolic links of either, and a bundle
+// that is not a regular file (safefs: the one writer beside snapshots).
 func checkOutside(path, dir string) error {
-	inside := func(p, d string) bool {
-		rel, err := filepath.Rel(d, p)
-		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	if err := safefs.CheckOutside(path, dir); err != nil {
+		return err
 	}
-	absP, err1 := filepath.Abs(path)
-	absD, err2 := filepath.Abs(dir)
-	if err1 != nil || err2 != nil {
-		return fmt.Errorf("cannot resolve %q or %q", path, dir)
+	if err := safefs.CheckReplaceable(path, true); err != nil {
+		return err
 	}
-	if inside(absP, absD) {
-		return &InsideSnapshotError{Path: path, Dir: dir}
-	}
-	realD, errD := filepath.EvalSymlinks(absD)
-	realParent, errP := filepath.EvalSymlinks(filepath.Dir(absP))
-	if errD == nil && errP == nil && inside(filepath.Join(realParent, filepath.Base(absP)), realD) {
-		return &InsideSnapshotError{Path: path, Dir: dir}
-	}
-	if _, err := os.Stat(filepath.Dir(absP)); err != nil {
+	if _, err := os.Stat(filepath.Dir(path)); err != nil {
 		return fmt.Errorf("cannot write the attestation %q: %w", path, err)
 	}
 	return nil

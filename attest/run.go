@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tuneplane/tpctl/compare"
+	"github.com/tuneplane/tpctl/redact"
 )
 
 // Written says what an attest command wrote.
@@ -17,8 +18,8 @@ type Written struct {
 }
 
 // signInto signs st and adds it to the bundle at out (beside dirs).
-func signInto(st *Statement, key *PrivateKey, out string, dirs ...string) (*Written, error) {
-	line, err := SignStatement(st, key)
+func signInto(st *Statement, key *PrivateKey, gate *redact.Scanner, out string, dirs ...string) (*Written, error) {
+	line, err := SignStatement(st, key, gate)
 	if err != nil {
 		return nil, err
 	}
@@ -30,8 +31,9 @@ func signInto(st *Statement, key *PrivateKey, out string, dirs ...string) (*Writ
 }
 
 // Snapshot attests a verified snapshot into the bundle out (default
-// DefaultBundlePath(dir)).
-func Snapshot(dir string, key *PrivateKey, out string, producer Producer) (*Written, error) {
+// DefaultBundlePath(dir)). gate is the invocation's registry of secrets
+// (SignStatement).
+func Snapshot(dir string, key *PrivateKey, gate *redact.Scanner, out string, producer Producer) (*Written, error) {
 	if out == "" {
 		out = DefaultBundlePath(dir)
 	}
@@ -42,7 +44,7 @@ func Snapshot(dir string, key *PrivateKey, out string, producer Producer) (*Writ
 	if err != nil {
 		return nil, err
 	}
-	return signInto(st, key, out, dir)
+	return signInto(st, key, gate, out, dir)
 }
 
 // DefaultComparisonPath is the bundle of a comparison by default: beside
@@ -54,7 +56,7 @@ func DefaultComparisonPath(candDir string) string {
 // Comparison compares two snapshots and attests the comparison into out
 // (default DefaultComparisonPath(candDir)). It returns the comparison
 // too, comparable or not.
-func Comparison(ctx context.Context, baseDir, candDir string, key *PrivateKey, out string, producer Producer) (*Written, *compare.Result, error) {
+func Comparison(ctx context.Context, baseDir, candDir string, key *PrivateKey, gate *redact.Scanner, out string, producer Producer) (*Written, *compare.Result, error) {
 	if out == "" {
 		out = DefaultComparisonPath(candDir)
 	}
@@ -67,13 +69,13 @@ func Comparison(ctx context.Context, baseDir, candDir string, key *PrivateKey, o
 	if err != nil {
 		return nil, nil, err
 	}
-	w, err := signInto(st, key, out, baseDir, candDir)
+	w, err := signInto(st, key, gate, out, baseDir, candDir)
 	return w, res, err
 }
 
 // ProvenanceOf attests how `tpctl eval run` produced a snapshot (SLSA
 // provenance) into out (default DefaultBundlePath(dir)).
-func ProvenanceOf(dir string, key *PrivateKey, out string, producer Producer) (*Written, error) {
+func ProvenanceOf(dir string, key *PrivateKey, gate *redact.Scanner, out string, producer Producer) (*Written, error) {
 	if out == "" {
 		out = DefaultBundlePath(dir)
 	}
@@ -84,7 +86,7 @@ func ProvenanceOf(dir string, key *PrivateKey, out string, producer Producer) (*
 	if err != nil {
 		return nil, err
 	}
-	return signInto(st, key, out, dir)
+	return signInto(st, key, gate, out, dir)
 }
 
 // Summary is the one line a report shows for a sound attestation.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tuneplane/tpctl/redact"
 	"maps"
 	"slices"
 	"strconv"
@@ -15,11 +16,21 @@ import (
 )
 
 // SignStatement signs st with key and returns the envelope as one bundle
-// line (compact JSON, no newline).
-func SignStatement(st *Statement, key *PrivateKey) ([]byte, error) {
+// line (compact JSON, no newline). What is signed is published: the
+// payload is gated first, and a known secret of gate (the invocation's
+// registry, built in cmd/tpctl; nil: the credential patterns only) in any
+// field refuses it with a *redact.PayloadError naming the field by JSON
+// pointer. Every signing command signs through here, so none can skip it.
+func SignStatement(st *Statement, key *PrivateKey, gate *redact.Scanner) ([]byte, error) {
 	payload, err := st.Payload()
 	if err != nil {
 		return nil, fmt.Errorf("statement: %w", err)
+	}
+	if gate == nil {
+		gate = redact.NewScanner(nil)
+	}
+	if err := gate.CheckJSON("the "+st.PredicateType+" statement to sign", payload); err != nil {
+		return nil, err
 	}
 	env, err := Sign(PayloadType, payload, key)
 	if err != nil {

@@ -59,7 +59,7 @@ func TestVerifyComparisonReadsEachSnapshotOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	line, err := SignStatement(st, mustPrivate(t, "p256.key"))
+	line, err := SignStatement(st, mustPrivate(t, "p256.key"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ func BenchmarkCheckPlan(b *testing.B) {
 	path := writePlan(b, dir, basePlan(b, tasks...), tasks...)
 	b.ReportAllocs()
 	for b.Loop() {
-		ev, _, err := CheckPlan(path)
+		ev, _, err := CheckPlan(path, nil)
 		if err != nil || ev == nil || len(ev.Trials) != 128 {
 			b.Fatalf("CheckPlan: %v", err)
 		}

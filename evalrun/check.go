@@ -68,8 +68,12 @@ type PlannedTrial struct {
 // generated TrialConfig against the embedded schema of the Harbor
 // revision. The error is non-nil only when the file cannot be read; every
 // problem with its content is a finding. The Eval is nil when the report
-// has errors.
-func CheckPlan(path string) (*Eval, *planfile.Report, error) {
+// has errors. sc is the invocation's registry of secrets (nil: the
+// credential patterns only).
+func CheckPlan(path string, sc *redact.Scanner) (*Eval, *planfile.Report, error) {
+	if sc == nil {
+		sc = redact.NewScanner(nil)
+	}
 	rep := &planfile.Report{Plan: path, Findings: []planfile.Finding{}}
 	data, err := safefs.ReadFileCapped(path, planfile.MaxPlanSize)
 	if err != nil {
@@ -88,7 +92,7 @@ func CheckPlan(path string) (*Eval, *planfile.Report, error) {
 	}
 	// A known secret in the name, a task or a dir would make the import
 	// after the run refuse the whole round: say so before anything runs.
-	p, fs := planfile.Parse(data, path, planfile.Options{AllowExecution: true, Scanner: redact.NewScanner(os.Environ())})
+	p, fs := planfile.Parse(data, path, planfile.Options{AllowExecution: true, Scanner: sc})
 	rep.Findings = append(rep.Findings, fs...)
 	var ev *Eval
 	if p != nil {

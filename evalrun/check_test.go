@@ -23,7 +23,7 @@ func codesOf(rep *planfile.Report) []codeAt {
 }
 
 func TestCheckPlanExample(t *testing.T) {
-	ev, rep, err := CheckPlan(filepath.Join("..", "testdata", "eval", "eval-plan.json"))
+	ev, rep, err := CheckPlan(filepath.Join("..", "testdata", "eval", "eval-plan.json"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestCheckPlanRules(t *testing.T) {
 			writePlan(t, dir, p, tasks...)
 			tc.edit(t, dir, p)
 			path := writePlan(t, dir, p)
-			ev, rep, err := CheckPlan(path)
+			ev, rep, err := CheckPlan(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -212,7 +212,7 @@ func TestCheckPlanRules(t *testing.T) {
 }
 
 func TestCheckPlanUnreadable(t *testing.T) {
-	if _, _, err := CheckPlan(filepath.Join(t.TempDir(), "nope.json")); err == nil {
+	if _, _, err := CheckPlan(filepath.Join(t.TempDir(), "nope.json"), nil); err == nil {
 		t.Fatal("CheckPlan of a missing file: want an error")
 	}
 }
@@ -252,7 +252,7 @@ func FuzzCheckPlan(f *testing.F) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ev, rep, err := CheckPlan(p)
+		ev, rep, err := CheckPlan(p, nil)
 		if err != nil {
 			t.Fatalf("CheckPlan of a readable file returned an error: %v", err)
 		}

@@ -149,7 +149,7 @@ func TestEndpointReachesAgent(t *testing.T) {
 			}
 			ex["agent"] = agent
 			path := writePlan(t, t.TempDir(), p, tasks...)
-			ev, rep, err := CheckPlan(path)
+			ev, rep, err := CheckPlan(path, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/producers/harbor/wing"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -52,6 +53,10 @@ type RunOptions struct {
 	// Transcripts, when non-nil, exports redacted trajectories into the
 	// snapshot with the same code and rules as `tpctl import`.
 	Transcripts *importer.TranscriptOptions
+	// Scanner is the invocation's registry of secrets (built once in
+	// cmd/tpctl): the plan check and the import gate with it. nil: the
+	// credential patterns only.
+	Scanner *redact.Scanner
 }
 
 // Result describes a finished (possibly partial) evaluation.
@@ -174,7 +179,7 @@ func Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	if err := safefs.MustNotExist(opts.Out); err != nil {
 		return nil, &OutExistsError{Out: opts.Out, Err: err}
 	}
-	ev, rep, err := CheckPlan(opts.PlanPath)
+	ev, rep, err := CheckPlan(opts.PlanPath, opts.Scanner)
 	if err != nil {
 		return nil, err
 	}
@@ -398,6 +403,7 @@ func (st *runState) save(ctx context.Context, res *Result, started []bool) (*Res
 	}
 	imp, err := importer.ImportPlan(saveCtx, plan, importer.Options{
 		Producers:   harborOnly,
+		Scanner:     st.opts.Scanner,
 		PlanPath:    planPath,
 		Root:        st.out,
 		Out:         filepath.Join(st.out, snapshotDir),

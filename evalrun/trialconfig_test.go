@@ -60,7 +60,7 @@ func TestExamplePlanMatchesPublishedSchema(t *testing.T) {
 
 func exampleExec(t *testing.T, revision string) *Execution {
 	t.Helper()
-	ev, rep, err := CheckPlan(filepath.Join("..", "testdata", "eval", "eval-plan.json"))
+	ev, rep, err := CheckPlan(filepath.Join("..", "testdata", "eval", "eval-plan.json"), nil)
 	if err != nil || ev == nil {
 		t.Fatalf("example plan: %v %+v", err, rep)
 	}

@@ -100,6 +100,11 @@ func Run(ctx context.Context, snapshots []string, opts Options) ([]Partition, er
 	if _, err := ParseFormat(string(opts.Format)); err != nil {
 		return nil, err
 	}
+	// The dataset is written beside the snapshots, never inside one
+	// (an unlisted file makes a snapshot fail verification).
+	if err := safefs.CheckOutside(opts.Out, snapshots...); err != nil {
+		return nil, err
+	}
 	if err := os.MkdirAll(opts.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("cannot create output folder %q: %w", opts.Out, err)
 	}
@@ -285,9 +290,13 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 	sum := sha256.Sum256(manifestJSON)
 	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]*passed{},
 		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
+	// The writer itself, not the named result: "return nil, err" sets
+	// that to nil before this runs (issue 35: a nil dereference under
+	// EMFILE, when a table file could not be opened).
+	pw := w
 	defer func() {
 		if err != nil {
-			w.discard()
+			pw.discard()
 		}
 	}()
 	rowName := func() string { return "trial " + w.cur }
@@ -311,6 +320,11 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 func (w *partitionWriter) discard() {
 	for _, o := range []interface{ abandon() }{w.trials, w.attempts, w.tasks} {
 		o.abandon()
+	}
+	// Its own files first, by path (unlink needs no descriptor): out of
+	// descriptors, RemoveAll cannot open the folder to list it.
+	for _, table := range []string{TableTrials, TableAttempts, TableTasks} {
+		os.Remove(filepath.Join(w.dir, table+"."+string(w.opts.Format)))
 	}
 	os.RemoveAll(w.dir)
 }

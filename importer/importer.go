@@ -50,9 +50,12 @@ type Options struct {
 	// Progress, when set, is told after each trial is judged and when
 	// the snapshot is being saved.
 	Progress func(Progress)
-	// Environ is the environment whose secret values the outgoing-text
-	// gate knows (redact.NewScanner); nil means this process's.
-	Environ []string
+	// Scanner is the invocation's registry of secrets (built once in
+	// cmd/tpctl from the environment and the config file): the gate of
+	// every identity field and payload the import writes. nil: the
+	// credential patterns only (this package never reads the process
+	// environment).
+	Scanner *redact.Scanner
 	// Strict makes plan_differs_from_job an error: the import stops and
 	// writes nothing.
 	Strict bool
@@ -103,12 +106,12 @@ func (e *PlanDiffersError) Error() string { return e.Message }
 // trials belong to.
 const maxJobSample = 64
 
-// environ is Environ, or this process's environment when it is nil.
-func (o Options) environ() []string {
-	if o.Environ == nil {
-		return os.Environ()
+// scanner is Scanner, or the credential patterns alone when it is nil.
+func (o Options) scanner() *redact.Scanner {
+	if o.Scanner == nil {
+		return redact.NewScanner(nil)
 	}
-	return o.Environ
+	return o.Scanner
 }
 
 // PlanInvalidError means the plan has error findings; nothing was written.
@@ -196,8 +199,8 @@ func Import(ctx context.Context, opts Options) (*Result, error) {
 // importLoaded is the loaded path: the whole plan in memory, as
 // planfile.Load reports it.
 func importLoaded(ctx context.Context, opts Options, prior []safefs.Leftover) (*Result, error) {
-	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
-		Scanner: redact.NewScanner(opts.environ())})
+	plan, rep, err := planfile.Load(opts.PlanPath, planfile.Options{Context: ctx, Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
+		Scanner: opts.scanner()})
 	if err != nil {
 		return nil, &PlanUnreadableError{Err: err}
 	}
@@ -234,8 +237,8 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 	if fi, err := os.Stat(opts.Root); err != nil || !fi.IsDir() {
 		return nil, nil, nil, false // root_invalid
 	}
-	scanner := redact.NewScanner(opts.environ())
-	sp, ok := planfile.Scan(opts.PlanPath, planfile.Options{Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat, Scanner: scanner})
+	scanner := opts.scanner()
+	sp, ok := planfile.Scan(opts.PlanPath, planfile.Options{Context: ctx, Root: opts.Root, AllowUnverifiedFormat: opts.AllowUnverifiedFormat, Scanner: scanner})
 	if !ok {
 		return nil, nil, nil, false
 	}
@@ -295,11 +298,7 @@ func planSummary(p *planfile.Plan) snapshot.PlanSummary {
 }
 
 func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, opts Options, prior []safefs.Leftover) (res *Result, err error) {
-	env := opts.environ()
-	scanner := redact.NewScanner(env)
-	if opts.Transcripts != nil {
-		scanner = redact.NewScanner(append(slices.Clone(env), opts.Transcripts.Environ...))
-	}
+	scanner := opts.scanner()
 	if err := checkPlanIdentity(scanner, plan); err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func TestPlanDiffersByIdentity(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(t.TempDir(), "snap")
-		res, err := importer.Import(context.Background(), importer.Options{Producers: reg, PlanPath: p, Root: root, Out: out, Environ: []string{}})
+		res, err := importer.Import(context.Background(), importer.Options{Producers: reg, PlanPath: p, Root: root, Out: out})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestPlanDiffersByIdentity(t *testing.T) {
 		t.Errorf("plan_differs_from_job = %q\nwant it to start %q", m, want)
 	}
 	_, err = importer.Import(context.Background(), importer.Options{Producers: reg, PlanPath: writeTemp(t, swapped), Root: root,
-		Out: filepath.Join(t.TempDir(), "snap"), Environ: []string{}, Strict: true})
+		Out: filepath.Join(t.TempDir(), "snap"), Strict: true})
 	if _, ok := err.(*importer.PlanDiffersError); !ok {
 		t.Errorf("--strict: err = %v, want *importer.PlanDiffersError", err)
 	}

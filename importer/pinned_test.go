@@ -40,7 +40,7 @@ func TestHarborPinned(t *testing.T) {
 	}
 	snap := func(name, plan, root string, tr *importer.TranscriptOptions) {
 		out := filepath.Join(t.TempDir(), "snap")
-		res, err := importer.Import(context.Background(), importer.Options{Producers: harborOnly(t), PlanPath: plan, Root: root, Out: out, Transcripts: tr, Environ: []string{}})
+		res, err := importer.Import(context.Background(), importer.Options{Producers: harborOnly(t), PlanPath: plan, Root: root, Out: out, Transcripts: tr})
 		if err != nil {
 			t.Fatalf("%s: import: %v", name, err)
 		}

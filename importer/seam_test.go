@@ -119,7 +119,7 @@ func TestImportThroughProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "snap")
-	res, err := ImportPlan(context.Background(), plan, Options{Producers: reg, Root: root, Out: out, AllowUnverifiedFormat: true, Environ: []string{},
+	res, err := ImportPlan(context.Background(), plan, Options{Producers: reg, Root: root, Out: out, AllowUnverifiedFormat: true,
 		Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +169,7 @@ func TestImportThroughProducer(t *testing.T) {
 
 	// The identity values a producer names go through the secret gate.
 	root, plan = toyJob(t, "ghp_"+strings.Repeat("A", 36))
-	_, err = ImportPlan(context.Background(), plan, Options{Producers: reg, Root: root, Out: filepath.Join(t.TempDir(), "snap"), AllowUnverifiedFormat: true, Environ: []string{}})
+	_, err = ImportPlan(context.Background(), plan, Options{Producers: reg, Root: root, Out: filepath.Join(t.TempDir(), "snap"), AllowUnverifiedFormat: true})
 	var ie *redact.IdentityError
 	if !errors.As(err, &ie) || !strings.Contains(err.Error(), "score") || strings.Contains(err.Error(), "AAAA") {
 		t.Errorf("err = %v, want an identity error naming the field, not the value", err)
@@ -203,7 +203,7 @@ func TestFileLocatorsThroughProducer(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "snap")
-	opts := Options{Producers: reg, Root: root, Out: out, AllowUnverifiedFormat: true, Environ: []string{}}
+	opts := Options{Producers: reg, Root: root, Out: out, AllowUnverifiedFormat: true}
 	opts.requireFolders = true // as the CLI's Import
 	res, err := ImportPlan(context.Background(), plan, opts)
 	if err != nil {

@@ -154,7 +154,7 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 			}
 			outs := t.TempDir()
 			opts := func(out string) Options {
-				return Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif, Environ: []string{}}
+				return Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif}
 			}
 			ctx := context.Background()
 			got, _, gotErr, streamed := importStreamed(ctx, opts("streamed"))

@@ -24,9 +24,7 @@ const MaxTraceLimit = 128
 type TranscriptOptions struct {
 	Limit     int
 	Redactors []string
-	// Environ adds environment entries to the secret scan's (Options.Environ).
-	Environ []string
-	Limits  transcript.Limits
+	Limits    transcript.Limits
 }
 
 // ErrNoRedactor is returned when transcripts are requested without one.
@@ -63,7 +61,7 @@ func newTranscriber(ctx context.Context, opts TranscriptOptions, prod producers.
 	if opts.Limits == (transcript.Limits{}) {
 		opts.Limits = transcript.DefaultLimits
 	}
-	red, err := redact.OpenAll(ctx, opts.Redactors)
+	red, err := redact.OpenAllWith(ctx, opts.Redactors, redact.Options{Gate: scanner})
 	if err != nil {
 		return nil, err
 	}

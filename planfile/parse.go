@@ -288,9 +288,9 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 			}
 		case strings.HasPrefix(d.val, "REPLACE_"):
 			out = append(out, errAt(CodeDigestPlaceholder, ptr,
-				fmt.Sprintf("%s is still the placeholder %q", d.name, clip(d.val)), digestHint))
+				fmt.Sprintf("%s is still the placeholder %q", d.name, clip(opts.Scanner, d.val)), digestHint))
 		case !isLowerHex(d.val, 64):
-			out = append(out, errAt(CodeDigestFormat, ptr, digestProblem(d.name, d.val), digestHint))
+			out = append(out, errAt(CodeDigestFormat, ptr, digestProblem(opts.Scanner, d.name, d.val), digestHint))
 		}
 	}
 
@@ -302,19 +302,19 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 	} {
 		if strings.HasPrefix(f.val, "REPLACE_") {
 			out = append(out, errAt(CodePlaceholder, f.ptr,
-				fmt.Sprintf("%s is still the placeholder %q", f.ptr[1:], clip(f.val)),
+				fmt.Sprintf("%s is still the placeholder %q", f.ptr[1:], clip(opts.Scanner, f.val)),
 				"set it: tpctl plan set PLAN "+f.ptr+" VALUE"))
 		}
 	}
 
 	// Identity text reaches terminals, logs and the platform: a control
 	// or bidi character in it could forge output there (internal/termsafe).
-	out = append(out, controlRules(p)...)
+	out = append(out, controlRules(p, opts.Scanner)...)
 	out = append(out, secretValueRules(p, opts.Scanner)...)
 
 	// Checkpoint: pinned by content.
 	if !pinned(p.Checkpoint.Ref) {
-		msg := fmt.Sprintf("checkpoint ref %q is not pinned by content", clip(p.Checkpoint.Ref))
+		msg := fmt.Sprintf("checkpoint ref %q is not pinned by content", clip(opts.Scanner, p.Checkpoint.Ref))
 		if p.Checkpoint.Ref == "" {
 			msg = "checkpoint ref is missing, empty or not a string"
 		}
@@ -335,7 +335,7 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 	}
 	if rev := p.Source.Revision; rev != "" && !formats.Validated(format, rev) {
 		f := errAt(CodeRevisionUnverified, "/source/revision",
-			fmt.Sprintf("%s revision %q is not one tpctl was validated against", format, clip(rev)),
+			fmt.Sprintf("%s revision %q is not one tpctl was validated against", format, clip(opts.Scanner, rev)),
 			"run 'tpctl formats' for the validated revisions, or pass --allow-unverified-format (the snapshot then records format_verified: false)")
 		if opts.AllowUnverifiedFormat {
 			f.Severity = SeverityWarning
@@ -427,7 +427,7 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 	}
 
 	out = append(out, capped.summaries()...)
-	out = append(out, c.settingsRules(p)...)
+	out = append(out, c.settingsRules(p, opts.Scanner)...)
 	return out
 }
 
@@ -453,24 +453,21 @@ func (c *converted) firstRetry(atts []Attempt, i, j int, seen map[int]int) (int,
 	return 0, false
 }
 
-func clip(s string) string {
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
+// clip is an untrusted value shortened for a finding's message: masked
+// first (redact.Clip), so a cut never shows part of a known secret.
+func clip(sc *redact.Scanner, s string) string { return sc.Clip(s, 80) }
 
-func digestProblem(name, v string) string {
+func digestProblem(sc *redact.Scanner, name, v string) string {
 	lower := strings.ToLower(v)
 	switch {
 	case strings.HasPrefix(lower, "sha256:"):
-		return fmt.Sprintf("%s %q has a prefix; give only the 64 lowercase hex characters", name, clip(v))
+		return fmt.Sprintf("%s %q has a prefix; give only the 64 lowercase hex characters", name, clip(sc, v))
 	case isLowerHex(lower, 64):
-		return fmt.Sprintf("%s %q has uppercase letters; digests are lowercase hex", name, clip(v))
+		return fmt.Sprintf("%s %q has uppercase letters; digests are lowercase hex", name, clip(sc, v))
 	case isLowerHex(lower, len(lower)):
-		return fmt.Sprintf("%s %q has %d hex characters, not 64 (a SHA-256 digest)", name, clip(v), len(v))
+		return fmt.Sprintf("%s %q has %d hex characters, not 64 (a SHA-256 digest)", name, clip(sc, v), len(v))
 	}
-	return fmt.Sprintf("%s %q is not a SHA-256 digest (64 lowercase hex characters)", name, clip(v))
+	return fmt.Sprintf("%s %q is not a SHA-256 digest (64 lowercase hex characters)", name, clip(sc, v))
 }
 
 // pinned reports whether a checkpoint ref ends in @sha256:<64 hex> or
@@ -522,7 +519,7 @@ var SettingsCategories = []settingsCategory{
 	{"tool/network policy", []string{"tools", "tool_policy", "tool_choice", "network", "network_policy", "allow_internet"}},
 }
 
-func (c *converted) settingsRules(p *Plan) []pending {
+func (c *converted) settingsRules(p *Plan, sc *redact.Scanner) []pending {
 	var missing []string
 	for _, cat := range SettingsCategories {
 		found := false
@@ -562,7 +559,7 @@ func (c *converted) settingsRules(p *Plan) []pending {
 		case json.Number:
 			if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
 				out = append(out, errAt(CodeSchema, ptr,
-					fmt.Sprintf("number %s is out of range for a 64-bit float", clip(string(x))),
+					fmt.Sprintf("number %s is out of range for a 64-bit float", clip(sc, string(x))),
 					"use a smaller number or a string"))
 			}
 		}
@@ -626,7 +623,7 @@ func (h trialHit) finding(t *Trial, i int, s *redact.Scanner) pending {
 	}
 	switch h.rule {
 	case ruleControl:
-		return controlFinding(ptr, what, v)
+		return controlFinding(s, ptr, what, v)
 	case ruleSecret:
 		return secretFinding(s, ptr, v)
 	}
@@ -636,17 +633,17 @@ func (h trialHit) finding(t *Trial, i int, s *redact.Scanner) pending {
 // controlRules refuses C0/C1 control characters, DEL, bidi formatting
 // characters and invalid UTF-8 in the plan's name (tasks and dirs:
 // trialRules).
-func controlRules(p *Plan) []pending {
+func controlRules(p *Plan, sc *redact.Scanner) []pending {
 	if termsafe.Contains(p.Name) {
-		return []pending{controlFinding("/name", "name", p.Name)}
+		return []pending{controlFinding(sc, "/name", "name", p.Name)}
 	}
 	return nil
 }
 
 // controlFinding is the finding of a control or bidi character in v.
-func controlFinding(ptr, what, v string) pending {
+func controlFinding(sc *redact.Scanner, ptr, what, v string) pending {
 	return errAt(CodeControlCharacter, ptr,
-		fmt.Sprintf("%s %q holds a control or bidi character (or bytes that are not UTF-8)", what, clip(v)),
+		fmt.Sprintf("%s %q holds a control or bidi character (or bytes that are not UTF-8)", what, clip(sc, v)),
 		"remove it: names, tasks and dirs are printed on terminals and sent to the platform, where such characters can forge or hide text")
 }
 

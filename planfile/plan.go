@@ -1,10 +1,10 @@
 package planfile
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -86,6 +86,10 @@ type Finding struct {
 
 // Options change how a plan is checked.
 type Options struct {
+	// Context, when set, stops the plan's open when it ends: a plan that
+	// is a named pipe blocks until a writer comes, and SIGINT must still
+	// stop tpctl (safefs.OpenContext).
+	Context context.Context
 	// Root is the folder attempt dirs are relative to; empty skips the
 	// filesystem rules of Check.
 	Root string
@@ -183,7 +187,7 @@ func HasErrors(fs []Finding) bool {
 // finding in the report, sorted by pointer then code. The plan is nil when
 // the file is not a JSON object.
 func Load(path string, opts Options) (*Plan, *Report, error) {
-	f, err := os.Open(path)
+	f, err := safefs.OpenContext(opts.Context, path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("failed to open plan %q: %w", path, err)
 	}

@@ -3,6 +3,7 @@ package planfile
 import (
 	"bytes"
 	"errors"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"hash/maphash"
 	"io"
 	"os"
@@ -75,7 +76,7 @@ func Scan(path string, opts Options) (*Streamed, bool) {
 	if opts.Strict || opts.AllowExecution {
 		return nil, false
 	}
-	f, err := os.Open(path)
+	f, err := safefs.OpenContext(opts.Context, path)
 	if err != nil {
 		return nil, false
 	}

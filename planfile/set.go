@@ -146,7 +146,7 @@ func literal(v []byte, bareString bool) ([]byte, error) {
 		if bareString {
 			return json.Marshal(string(v))
 		}
-		return nil, fmt.Errorf("%q is not a JSON value (quote a string: '\"text\"')", clip(string(v)))
+		return nil, fmt.Errorf("%q is not a JSON value (quote a string: '\"text\"')", clip(nil, string(v)))
 	}
 	var buf bytes.Buffer
 	if err := json.Compact(&buf, t); err != nil {

@@ -28,6 +28,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -143,6 +144,9 @@ type Options struct {
 	// PowerFile is the JSON of tpctl plan power --output json, or "".
 	PowerFile string
 	Key       *attest.PrivateKey
+	// Gate is the invocation's registry of secrets (cmd/tpctl): the
+	// signed lock carries none (attest.SignStatement refuses it).
+	Gate *redact.Scanner
 }
 
 // Created says what Create wrote.
@@ -186,12 +190,20 @@ func Create(o Options) (*Created, error) {
 	}
 	st := &attest.Statement{Type: attest.StatementType, PredicateType: PredicateType, Predicate: pb,
 		Subject: []attest.Subject{{Name: SubjectPlan, Digest: map[string]string{"sha256": pr.PlanSHA256}}, {Name: SubjectPolicy, Digest: map[string]string{"sha256": pr.Policy.SHA256}}}}
-	line, err := attest.SignStatement(st, o.Key)
+	line, err := attest.SignStatement(st, o.Key, o.Gate)
 	if err != nil {
 		return nil, err
 	}
 	line = append(line, '\n')
 	c := &Created{Out: o.Out, KeyID: o.Key.Public.KeyID, PlanSHA256: pr.PlanSHA256, PlannedTrials: trials, PolicySHA256: pr.Policy.SHA256, Power: o.PowerFile != ""}
+	// The one writer beside snapshots: never inside one, never over a
+	// link, FIFO or device (reading a FIFO below would block).
+	if err := safefs.CheckOutside(o.Out); err != nil {
+		return nil, err
+	}
+	if err := safefs.CheckReplaceable(o.Out, true); err != nil {
+		return nil, err
+	}
 	switch old, err := os.ReadFile(o.Out); {
 	case err == nil && bytes.Equal(old, line):
 		return c, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // detector is one credential pattern. Each has cheap literal prefilters
@@ -29,6 +30,14 @@ func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 var detectors = []*detector{
 	{kind: "private_key", re: regexp.MustCompile(`-----BEGIN[ A-Z0-9]*PRIVATE KEY-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY-----|[\s\S]*)`),
 		pre: []string{"PRIVATE KEY-----"}, scanOnly: `-----BEGIN[ A-Z0-9]*PRIVATE KEY-----`},
+	// The body of a private key without its armour lines (a PEM block
+	// cut from the front, as a tool result often is): a base64 run whose
+	// first bytes are the header of a PKCS#8, PKCS#1 or SEC1 DER key or of
+	// an OpenSSH private key (keybody.go checks the structure; length
+	// alone proves nothing). The run continues over line breaks of full
+	// PEM lines.
+	{kind: "private_key_body", re: regexp.MustCompile(`\b(?:M[A-Za-z0-9+/]{2}CAQ[AE]|MI[GH][A-Za-z0-9+/]AgE[AB]|MII[A-Za-z0-9+/]{3}IBA|b3BlbnNzaC1rZXktdjEA)[A-Za-z0-9+/]*(?:\r?\n[A-Za-z0-9+/]{60,})*(?:\r?\n[A-Za-z0-9+/]+)?={0,2}`),
+		pre: []string{"CAQ", "AgE", "IBA", "b3BlbnNzaC1rZXktdjEA"}, valid: isKeyBody},
 	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`), pre: []string{"eyJ"}},
 	{kind: "anthropic_key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), pre: []string{"sk-ant-"}},
 	{kind: "openai_key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), pre: []string{"sk-"},
@@ -111,8 +120,20 @@ func (secrets) Redact(ctx context.Context, s string) (string, error) {
 		return "", err
 	}
 	s, _ = redactSecrets(s)
+	// What the scan would find once the text is decoded or its folds
+	// joined (a key header split by a line break, an escaped token) is
+	// redacted too: the scan fires only on what a redactor missed, never
+	// on builtin:secrets' own output (FuzzRedactThenScan).
+	if decodable(s) || hasLineBreak(s) {
+		s = patternsOnly().Mask(s)
+	}
 	return s, nil
 }
+
+// patternsOnly is the scanner of the credential patterns alone (no
+// secret values: those are the invocation's, passed explicitly), made
+// once: it holds only compiled expressions.
+var patternsOnly = sync.OnceValue(func() *Scanner { return NewScanner(nil) })
 
 // redactSecrets applies every detector to s and returns the result with
 // its prefilter result (candidates of the returned text).

@@ -45,12 +45,6 @@ func decodable(text string) bool {
 	return strings.IndexByte(text, '\\') >= 0 || strings.IndexByte(text, '&') >= 0 || strings.IndexByte(text, '~') >= 0
 }
 
-// hasLineBreak reports whether text holds a CR or an LF (as decodable,
-// by byte searches).
-func hasLineBreak(text string) bool {
-	return strings.IndexByte(text, '\n') >= 0 || strings.IndexByte(text, '\r') >= 0
-}
-
 // decodeOnce undoes one level of escaping everywhere in text: the escapes
 // of JSON and Go strings (\" \\ \/ \' \b \f \n \r \t \a \v \xHH \uHHHH,
 // surrogate pairs included, and \UHHHHHHHH), HTML character references
@@ -263,36 +257,84 @@ func decodedViews(text string, mapped bool) []view {
 	return views
 }
 
-// joined is v without its line breaks (CR and LF), mapped to v's
-// original: a server that echoes a token folded over two lines prints both
-// halves, which together are the token. ok is false when v has none.
+// The folded forms of an echo: a server that prints a token over two
+// lines, continues it on an indented line, or splits it by a tab prints
+// its parts, which together are the token. The joined view removes every
+// fold: a maximal run of blanks (space, tab, CR, LF) that holds at least
+// one tab or line break. A run of spaces alone is kept, so words stay
+// apart.
+
+// isBlank is a byte of a fold run.
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+// hasLineBreak reports whether text holds a fold: a CR, an LF or a tab
+// (by vectorised byte searches, as decodable).
+func hasLineBreak(text string) bool {
+	return strings.IndexByte(text, '\n') >= 0 || strings.IndexByte(text, '\r') >= 0 || strings.IndexByte(text, '\t') >= 0
+}
+
+// blankRun returns the end of the run of blanks starting at text[i] and
+// whether it is a fold (holds a tab, CR or LF).
+func blankRun(text string, i int) (end int, fold bool) {
+	for end = i; end < len(text) && isBlank(text[end]); end++ {
+		fold = fold || text[end] != ' '
+	}
+	return end, fold
+}
+
+// blankRunBack returns the start of the run of blanks ending at text[i]
+// (inclusive) and whether it is a fold.
+func blankRunBack(text string, i int) (start int, fold bool) {
+	for start = i; start >= 0 && isBlank(text[start]); start-- {
+		fold = fold || text[start] != ' '
+	}
+	return start + 1, fold
+}
+
+// joined is v without its folds, mapped to v's original. ok is false when
+// v has none.
 func joined(v view) (view, bool) {
 	if !hasLineBreak(v.text) {
 		return view{}, false
 	}
 	var b strings.Builder
 	var st, en []int
-	for i := 0; i < len(v.text); i++ {
-		c := v.text[i]
-		if c == '\r' || c == '\n' {
-			continue
+	for i := 0; i < len(v.text); {
+		if isBlank(v.text[i]) {
+			if end, fold := blankRun(v.text, i); fold {
+				i = end
+				continue
+			}
 		}
-		b.WriteByte(c)
+		b.WriteByte(v.text[i])
 		s, e := v.span(i, i+1)
 		st, en = append(st, s), append(en, e)
+		i++
 	}
 	return view{text: b.String(), start: st, end: en}, true
 }
 
-// joinedText is text without its line breaks; ok is false when it has
-// none.
+// joinedText is text without its folds; ok is false when it has none.
 func joinedText(text string) (string, bool) {
 	if !hasLineBreak(text) {
 		return "", false
 	}
-	return lineBreaks.Replace(text), true
+	var b strings.Builder
+	b.Grow(len(text))
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && !isBlank(text[j]) {
+			j++
+		}
+		b.WriteString(text[i:j])
+		if j == len(text) {
+			break
+		}
+		end, fold := blankRun(text, j)
+		if !fold {
+			b.WriteString(text[j:end])
+		}
+		i = end
+	}
+	return b.String(), true
 }
-
-// lineBreaks removes line breaks; built once, since a Replacer builds its
-// tables on first use (a cost that dominated a scan of short texts).
-var lineBreaks = strings.NewReplacer("\r", "", "\n", "")

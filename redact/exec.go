@@ -111,9 +111,9 @@ type process struct {
 	exited  chan struct{} // closed when Wait returned
 	waitErr error
 
-	// gate knows the secret values of the child's environment (and the
-	// process's added ones), masked with the builtin patterns in what the
-	// child prints that tpctl shows: its refusal messages and its stderr.
+	// gate is the invocation's registry of secrets (Options.Gate), masked
+	// with the builtin patterns in what the child prints that tpctl
+	// shows: its refusal messages and its stderr.
 	gate *Scanner
 
 	mu     sync.Mutex
@@ -155,11 +155,10 @@ func startProcess(ctx context.Context, spec string, argv []string, opts Options)
 		timeout: opts.Timeout,
 		exited:  make(chan struct{}),
 	}
-	env := opts.Env
-	if env == nil {
-		env = os.Environ()
+	p.gate = opts.Gate
+	if p.gate == nil {
+		p.gate = NewScanner(opts.Env)
 	}
-	p.gate = NewScanner(env)
 	p.stderr.mask = p.mask
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, p.stderr
 	// Bound the wait for stderr copying if a grandchild keeps it open.

@@ -4,10 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"sync"
 	"unsafe"
 )
 
@@ -44,13 +42,18 @@ func (e *IdentityError) Error() string {
 // long ago, or edited since).
 type PayloadError struct {
 	Where    string // e.g. "observations.jsonl line 3" or "upload request observations (trials a#0…b#3)"
+	Field    string // the JSON pointer of the field that carries it, when known (CheckJSON)
 	Detector string
 	Count    int
 }
 
 func (e *PayloadError) Error() string {
-	return fmt.Sprintf("secret scan: %s carries a secret (%d match(es) of %s); it was not written or sent — "+
-		"find where the secret entered (the plan, a result.json, an ATIF file) and remove it", e.Where, e.Count, e.Detector)
+	where := e.Where
+	if e.Field != "" {
+		where += " field " + e.Field
+	}
+	return fmt.Sprintf("secret scan: %s carries a secret (%d match(es) of %s); it was not written, signed or sent — "+
+		"find where the secret entered (the plan, a result.json, an ATIF file) and remove it", where, e.Count, e.Detector)
 }
 
 // CheckIdentity returns an *IdentityError for the first detector that
@@ -234,54 +237,33 @@ func (m *maskWriter) Fd() uintptr {
 	return ^uintptr(0)
 }
 
-// ProcessWriter is Writer for this process's own output: the scanner of
-// os.Environ() and the secrets added by AddSecret, made again when
-// AddSecret is called after the writer was (the config file is read after
-// tpctl's output streams are set up).
-func ProcessWriter(w io.Writer) io.Writer {
-	return &processWriter{w: w, gen: -1}
+// Clip returns text masked (see Mask) and then cut to at most n runes,
+// the cut marked with "…". Every place tpctl shortens untrusted text
+// uses it: cut first, a secret would pass in a part no gate recognises
+// (issue 35: snapshot show --trials printed 17 characters of a job
+// token). n < 1 keeps the whole masked text. A nil Scanner only cuts.
+func (s *Scanner) Clip(text string, n int) string {
+	return Clip(s.Mask, text, n)
 }
 
-type processWriter struct {
-	mu  sync.Mutex
-	w   io.Writer
-	gen int
-	s   *Scanner
-}
-
-func (p *processWriter) Write(b []byte) (int, error) {
-	p.mu.Lock()
-	if g := addedGen(); g != p.gen {
-		p.s, p.gen = NewScanner(os.Environ()), g
+// Clip is Scanner.Clip for a mask given as a function (the views of
+// cmd/tpctl get the invocation's mask so); a nil mask only cuts.
+func Clip(mask func(string) string, text string, n int) string {
+	if mask != nil {
+		text = mask(text)
 	}
-	s := p.s
-	p.mu.Unlock()
-	if _, err := io.WriteString(p.w, s.Mask(string(b))); err != nil {
-		return 0, err
+	if n < 1 || len(text) <= n {
+		return text
 	}
-	return len(b), nil
-}
-
-// Fd is the descriptor of the wrapped writer, as maskWriter's.
-func (p *processWriter) Fd() uintptr {
-	if f, ok := p.w.(interface{ Fd() uintptr }); ok {
-		return f.Fd()
-	}
-	return ^uintptr(0)
-}
-
-// ProcessMask returns Mask for this process's secrets (os.Environ() and
-// AddSecret's), made again when AddSecret is called after it, as
-// ProcessWriter's; for text that is cut or folded before it is written.
-func ProcessMask() func(string) string {
-	p := &processWriter{gen: -1}
-	return func(text string) string {
-		p.mu.Lock()
-		if g := addedGen(); g != p.gen {
-			p.s, p.gen = NewScanner(os.Environ()), g
+	i, count := 0, 0
+	for j := range text {
+		if count == n-1 {
+			i = j
 		}
-		s := p.s
-		p.mu.Unlock()
-		return s.Mask(text)
+		count++
 	}
+	if count <= n {
+		return text
+	}
+	return text[:i] + "…"
 }

@@ -48,41 +48,60 @@ func (s *Scanner) joinedClean(text string, mask uint32, matched bool) bool {
 	}
 	var buf [2 * maxWindowSide]byte
 	budget := len(text) // past this much window work the copy is cheaper
-	hasCR := strings.IndexByte(text, '\r') >= 0
+	onlyLF := strings.IndexByte(text, '\r') < 0 && strings.IndexByte(text, '\t') < 0
 	for i := 0; i < len(text); {
 		var n int
-		if hasCR {
-			n = strings.IndexAny(text[i:], "\r\n")
-		} else {
+		if onlyLF {
 			n = strings.IndexByte(text[i:], '\n') // much faster
+		} else {
+			n = strings.IndexAny(text[i:], "\r\n\t")
 		}
 		if n < 0 {
 			break
 		}
-		i += n
-		a := i // a run of line breaks [a, b): one join point
-		for i < len(text) && (text[i] == '\r' || text[i] == '\n') {
-			i++
-		}
-		b := i
+		// A fold [a, b): the whole run of blanks around the line break
+		// or tab (decode.go), removed from the joined view.
+		a, _ := blankRunBack(text, i+n)
+		b, _ := blankRun(text, i+n)
+		i = b
 		if a == 0 || b == len(text) {
-			continue // nothing is joined across a leading or trailing break
+			continue // nothing is joined across a leading or trailing fold
 		}
 		// The joined view's bytes around the join point: up to side
-		// bytes before it and after it, other line breaks skipped.
+		// bytes before it and after it, other folds skipped.
 		from := side
-		for j := a - 1; j >= 0 && from > 0; j-- {
-			if c := text[j]; c != '\r' && c != '\n' {
-				from--
-				buf[from] = c
+		for j := a - 1; j >= 0 && from > 0; {
+			if isBlank(text[j]) {
+				k, fold := blankRunBack(text, j)
+				if !fold {
+					for ; j >= k && from > 0; j-- {
+						from--
+						buf[from] = text[j]
+					}
+				}
+				j = k - 1
+				continue
 			}
+			from--
+			buf[from] = text[j]
+			j--
 		}
 		to := side
-		for j := b; j < len(text) && to < 2*side; j++ {
-			if c := text[j]; c != '\r' && c != '\n' {
-				buf[to] = c
-				to++
+		for j := b; j < len(text) && to < 2*side; {
+			if isBlank(text[j]) {
+				k, fold := blankRun(text, j)
+				if !fold {
+					for ; j < k && to < 2*side; j++ {
+						buf[to] = text[j]
+						to++
+					}
+				}
+				j = k
+				continue
 			}
+			buf[to] = text[j]
+			to++
+			j++
 		}
 		if budget -= to - from; budget < 0 {
 			return false

@@ -45,6 +45,10 @@ type Options struct {
 	Dir string
 	// Env is the child's environment (default: this process's).
 	Env []string
+	// Gate is the invocation's registry of secrets (cmd/tpctl builds it),
+	// which masks the child's stderr and answers quoted in errors; nil:
+	// the credential patterns and the secret values of Env.
+	Gate *Scanner
 }
 
 // DefaultTimeout is how long a child redactor may take to answer a request.

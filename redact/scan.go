@@ -9,7 +9,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf16"
 )
 
@@ -19,67 +18,28 @@ import (
 // secret; tpctl says so (ShortSecrets).
 const MinSecretLen = 8
 
-// addedSecret is a secret this process knows from elsewhere than its
-// environment.
-type addedSecret struct {
-	detector, value string
-}
-
-var addedSecrets struct {
-	mu   sync.Mutex
-	list []addedSecret
-	gen  int // bumped by every change, so process writers rebuild
-}
-
-// AddSecret makes value a secret of this process, under the detector name
-// "config:"+key, for every Scanner made by NewScanner afterwards and for
-// ProcessWriter: the job token may come from the config file (job-token)
-// rather than the environment, and is a secret all the same. Values
-// shorter than MinSecretLen are ignored (ShortSecrets names them). The
-// returned function forgets the value again (tests).
-func AddSecret(key, value string) (forget func()) {
-	x := addedSecret{"config:" + key, value}
-	addedSecrets.mu.Lock()
-	defer addedSecrets.mu.Unlock()
-	addedSecrets.list = append(addedSecrets.list, x)
-	addedSecrets.gen++
-	return func() {
-		addedSecrets.mu.Lock()
-		defer addedSecrets.mu.Unlock()
-		if i := slices.Index(addedSecrets.list, x); i >= 0 {
-			addedSecrets.list = slices.Delete(addedSecrets.list, i, i+1)
-			addedSecrets.gen++
-		}
-	}
-}
-
-func added() []addedSecret {
-	addedSecrets.mu.Lock()
-	defer addedSecrets.mu.Unlock()
-	return slices.Clone(addedSecrets.list)
-}
-
-func addedGen() int {
-	addedSecrets.mu.Lock()
-	defer addedSecrets.mu.Unlock()
-	return addedSecrets.gen
+// Secret is one secret tpctl knows from elsewhere than the environment
+// (the config file's job-token): Name is how the gate reports it
+// ("config:job-token"), never the value.
+type Secret struct {
+	Name, Value string
 }
 
 // ShortSecrets names the job tokens (TUNEPLANE_JOB_TOKEN in environ, and
-// those given to AddSecret) that are set but shorter than MinSecretLen,
+// the known secrets) that are set but shorter than MinSecretLen,
 // which the gate therefore does not look for; tpctl prints a note for
 // each. Other short values of secret-looking variables are common and
 // harmless (AUTH_MODE=on) and are not named.
-func ShortSecrets(environ []string) []string {
+func ShortSecrets(environ []string, known ...Secret) []string {
 	var out []string
 	for _, kv := range environ {
 		if name, value, ok := strings.Cut(kv, "="); ok && name == "TUNEPLANE_JOB_TOKEN" && value != "" && len(value) < MinSecretLen {
 			out = append(out, name)
 		}
 	}
-	for _, x := range added() {
-		if x.value != "" && len(x.value) < MinSecretLen {
-			out = append(out, x.detector)
+	for _, x := range known {
+		if x.Value != "" && len(x.Value) < MinSecretLen {
+			out = append(out, x.Name)
 		}
 	}
 	return out
@@ -125,7 +85,7 @@ type Scanner struct {
 // arguments are exported as JSON text, and tool output is often JSON), so
 // a password holding a quote or a backslash cannot pass as "ab\"cd".
 type envValue struct {
-	detector string // "env:NAME", or "config:KEY" for a secret from the config file (AddSecret)
+	detector string // "env:NAME", or "config:KEY" for a secret from the config file (Secret)
 	forms    []string
 }
 
@@ -173,10 +133,16 @@ func (p *scanPattern) findRegexp(text string) [][2]int {
 // variable whose upper-cased name contains KEY, SECRET, TOKEN, PASSWORD,
 // CREDENTIAL or AUTH, when at least MinSecretLen long. SSH_AUTH_SOCK and
 // XAUTHORITY (files) and GIT_AUTHOR_NAME, _EMAIL and _DATE (a commit's
-// author) are skipped. The secrets given to AddSecret (the config file's
-// job-token) are known too. Every check of the Scanner judges decoded
-// text (decode.go).
-func NewScanner(environ []string) *Scanner {
+// author) are skipped. The known secrets (the config file's job-token)
+// are looked for too. Every check of the Scanner judges decoded text
+// (decode.go).
+//
+// The Scanner is the registry of the secrets of one tpctl invocation:
+// cmd/tpctl builds it once, from the environment, the config file and the
+// flags, and passes it to every printer, writer, uploader and signer. No
+// other package reads the process environment for secrets
+// (TestNoEnvironmentOutsideCmd), so nil environ means none.
+func NewScanner(environ []string, known ...Secret) *Scanner {
 	s := &Scanner{}
 	seen := map[string]bool{}
 	sorted := append([]string(nil), environ...)
@@ -192,10 +158,10 @@ func NewScanner(environ []string) *Scanner {
 		seen[value] = true
 		s.values = append(s.values, envValue{"env:" + name, secretForms(value)})
 	}
-	for _, x := range added() {
-		if len(x.value) >= MinSecretLen && !seen[x.value] {
-			seen[x.value] = true
-			s.values = append(s.values, envValue{x.detector, secretForms(x.value)})
+	for _, x := range known {
+		if len(x.Value) >= MinSecretLen && !seen[x.Value] {
+			seen[x.Value] = true
+			s.values = append(s.values, envValue{x.Name, secretForms(x.Value)})
 		}
 	}
 	for _, d := range detectors {
@@ -239,11 +205,43 @@ func secretForms(value string) []string {
 		}
 	}
 	add(asciiJSON(value))
+	add(pythonASCII(value))
 	var b strings.Builder
 	if htmlText.Execute(&b, value) == nil {
 		add(b.String())
 	}
 	return forms
+}
+
+// pythonASCII is value as Python's ascii() (and repr() of bytes) writes
+// it inside its quotes: printable ASCII as it is, a backslash doubled,
+// \t \n \r, other characters below U+0100 as \xNN (U+00E9 is \xe9, a
+// code point, where Go's \xe9 is a byte, so the decoded views never show
+// it), then \uNNNN and \UNNNNNNNN. A password with Latin-1 letters in a
+// Python traceback looks so.
+func pythonASCII(value string) string {
+	var b strings.Builder
+	for _, r := range value {
+		switch {
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r >= 0x20 && r < 0x7f:
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	return b.String()
 }
 
 // htmlText escapes a value as html/template does in HTML text and quoted
@@ -393,4 +391,21 @@ func (e *SecretFoundError) Error() string {
 	return fmt.Sprintf("secret scan: %s: %d match(es) of %s remain after redaction; nothing was written — "+
 		"add a redactor that removes it (e.g. --redactor builtin:secrets or a rules: file) and run again",
 		e.Where, e.Count, e.Detector)
+}
+
+// With returns a Scanner that also looks for the given secrets (the token
+// an upload sends, known only once its credentials are read); s is not
+// changed. A nil s gives the credential patterns and known.
+func (s *Scanner) With(known ...Secret) *Scanner {
+	if s == nil {
+		return NewScanner(nil, known...)
+	}
+	out := &Scanner{values: slices.Clone(s.values), patterns: s.patterns}
+	for _, x := range known {
+		if len(x.Value) < MinSecretLen || slices.ContainsFunc(out.values, func(v envValue) bool { return v.forms[0] == x.Value }) {
+			continue
+		}
+		out.values = append(out.values, envValue{x.Name, secretForms(x.Value)})
+	}
+	return out
 }

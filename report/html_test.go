@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"io"
 	"io/fs"
 	"os"
@@ -273,8 +274,8 @@ func TestSave(t *testing.T) {
 	if b, _ := os.ReadFile(out); string(b) != "three" {
 		t.Errorf("file holds %q after --force", b)
 	}
-	if _, err := report.Save(filepath.Join(snap, "sub", "r.html"), true, []string{snap}, write("x"), nil); !errors.Is(err, report.ErrInsideSnapshot) {
-		t.Errorf("Save inside a snapshot: %v, want ErrInsideSnapshot", err)
+	if _, err := report.Save(filepath.Join(snap, "sub", "r.html"), true, []string{snap}, write("x"), nil); !errors.As(err, new(*safefs.InsideSnapshotError)) {
+		t.Errorf("Save inside a snapshot: %v, want a *safefs.InsideSnapshotError", err)
 	}
 	if _, err := report.Save(snap, true, nil, write("x"), nil); err == nil {
 		t.Error("Save onto a folder succeeded")

@@ -2,18 +2,12 @@ package report
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
-
-// ErrInsideSnapshot means the report would be written into a snapshot
-// folder, where an unlisted file makes the snapshot fail verification.
-var ErrInsideSnapshot = errors.New("the report would be written inside a snapshot folder")
 
 // Save renders a report into a buffer and writes it to path atomically
 // (a temporary sibling, fsynced, renamed into place), so a failure never
@@ -23,36 +17,17 @@ var ErrInsideSnapshot = errors.New("the report would be written inside a snapsho
 // (tpctl's secret scan: a report file leaves the machine). It returns the
 // number of bytes written.
 func Save(path string, force bool, snapshots []string, render func(io.Writer) error, check func([]byte) error) (int, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
+	// The one writer beside snapshots decides where a page may go
+	// (internal/safefs: never inside a snapshot, never over anything but
+	// a regular file, even with force).
+	if err := safefs.CheckOutside(path, snapshots...); err != nil {
 		return 0, err
 	}
-	for _, dir := range snapshots {
-		d, err := filepath.Abs(dir)
-		if err != nil {
-			return 0, err
-		}
-		if real, err := filepath.EvalSymlinks(d); err == nil {
-			d = real
-		}
-		parent := filepath.Dir(abs)
-		if real, err := filepath.EvalSymlinks(parent); err == nil {
-			parent = real
-		}
-		if rel, err := filepath.Rel(d, parent); err == nil && (rel == "." || filepath.IsLocal(rel)) {
-			return 0, fmt.Errorf("%q: %w %q", path, ErrInsideSnapshot, dir)
-		}
+	if fi, err := os.Lstat(path); err == nil && fi.IsDir() {
+		return 0, fmt.Errorf("%q is a folder; give a file name such as report.html", path)
 	}
-	if fi, err := os.Lstat(path); err == nil {
-		if fi.IsDir() {
-			return 0, fmt.Errorf("%q is a folder; give a file name such as report.html", path)
-		}
-		if !force {
-			return 0, &safefs.ExistsError{Path: path}
-		}
-		if !fi.Mode().IsRegular() {
-			return 0, fmt.Errorf("%q is not a regular file; refusing to replace it", path)
-		}
+	if err := safefs.CheckReplaceable(path, force); err != nil {
+		return 0, err
 	}
 	var buf bytes.Buffer
 	if err := render(&buf); err != nil {
@@ -63,7 +38,7 @@ func Save(path string, force bool, snapshots []string, render func(io.Writer) er
 			return 0, err
 		}
 	}
-	if err := safefs.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	if err := safefs.WriteBeside(path, buf.Bytes(), 0o644, force, snapshots...); err != nil {
 		return 0, err
 	}
 	return buf.Len(), nil

@@ -33,7 +33,11 @@ func (e *SnapshotError) Error() string {
 		return fmt.Sprintf("cannot use the snapshot %q: %v", e.Dir, e.Err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "the snapshot %q failed verification with %d problem(s); it may have been modified after it was written:", e.Dir, len(e.Problems))
+	if snapshot.OnlyReadErrors(e.Problems) {
+		fmt.Fprintf(&b, "the snapshot %q could not be read: an I/O error, not a sign the snapshot was modified (%d problem(s)):", e.Dir, len(e.Problems))
+	} else {
+		fmt.Fprintf(&b, "the snapshot %q failed verification with %d problem(s); it may have been modified after it was written:", e.Dir, len(e.Problems))
+	}
 	for i, p := range e.Problems {
 		if i == maxProblemsShown {
 			fmt.Fprintf(&b, "\n  … and %d more (tpctl snapshot verify lists all)", len(e.Problems)-i)

@@ -30,7 +30,11 @@ const maxProblemsShown = 10
 
 func (e *VerifyError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "snapshot %q failed verification with %d problem(s); it may have been modified after it was written:", e.Dir, len(e.Problems))
+	if OnlyReadErrors(e.Problems) {
+		fmt.Fprintf(&b, "snapshot %q could not be read: an I/O error, not a sign the snapshot was modified (%d problem(s)):", e.Dir, len(e.Problems))
+	} else {
+		fmt.Fprintf(&b, "snapshot %q failed verification with %d problem(s); it may have been modified after it was written:", e.Dir, len(e.Problems))
+	}
 	for i, p := range e.Problems {
 		if i == maxProblemsShown {
 			fmt.Fprintf(&b, "\n  … and %d more", len(e.Problems)-i)

@@ -16,6 +16,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // Version strings recorded in every snapshot.
@@ -36,7 +38,7 @@ const (
 
 // File names inside a snapshot folder.
 const (
-	ManifestFile     = "snapshot.json"
+	ManifestFile     = safefs.SnapshotManifest
 	PlanFile         = "plan.json"
 	ObservationsFile = "observations.jsonl"
 	TrajectoriesDir  = "trajectories"

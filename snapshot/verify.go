@@ -36,6 +36,9 @@ type NotSnapshotError struct {
 }
 
 func (e *NotSnapshotError) Error() string {
+	if safefs.IsIOError(e.Err) {
+		return fmt.Sprintf("%q could not be read (an I/O error, not a sign it is not a snapshot): %v", e.Dir, e.Err)
+	}
 	return fmt.Sprintf("%q is not a readable tpctl snapshot: %v", e.Dir, e.Err)
 }
 
@@ -141,6 +144,10 @@ const (
 	ProblemRoundMismatch = "round_id_mismatch"
 	ProblemFieldMismatch = "manifest_mismatch"
 	ProblemTrajectory    = "trajectory_invalid"
+	// ProblemReadError is a file that could not be read for an I/O or
+	// resource error of the machine (EIO, too many open files, no
+	// memory): the snapshot may be intact; fix the fault and run again.
+	ProblemReadError = "read_error"
 )
 
 // VerifyReport is the result of Verify; OK is true when Problems is empty.
@@ -253,7 +260,15 @@ func verify(dir string, saved *Manifest, c *capture) (*VerifyReport, error) {
 // problems collects Problems; add is Verify's way of reporting one.
 type problems []Problem
 
+// add records a problem; one caused by an I/O or resource error of the
+// machine (safefs.IsIOError) is a ProblemReadError whatever code the
+// caller meant, since it says nothing about the snapshot's content.
 func (ps *problems) add(code, file, format string, args ...any) {
+	for _, a := range args {
+		if err, ok := a.(error); ok && safefs.IsIOError(err) {
+			code = ProblemReadError
+		}
+	}
 	*ps = append(*ps, Problem{code, file, fmt.Sprintf(format, args...)})
 }
 
@@ -289,6 +304,17 @@ func hashFiles(dir string, names []string) map[string]fileSum {
 		m[name] = sums[i]
 	}
 	return m
+}
+
+// OnlyReadErrors reports whether every problem is a ProblemReadError: the
+// snapshot could not be read, which is no sign it was modified.
+func OnlyReadErrors(ps []Problem) bool {
+	for _, p := range ps {
+		if p.Code != ProblemReadError {
+			return false
+		}
+	}
+	return len(ps) > 0
 }
 
 // checkFiles reports each listed file that is missing or does not match

@@ -54,6 +54,27 @@ type Writer struct {
 	redactors []string
 	done      bool
 	leftovers []safefs.Leftover
+
+	// longestException is the longest exception type seen and the trial
+	// it came from, to name in a *LimitError.
+	longestException, longestExceptionTrial string
+}
+
+// LimitError means the snapshot would hold a file over the cap every
+// reader reads it under (MaxManifestSize, MaxObservationLine): a
+// snapshot no command could open is never written. Long or numerous
+// untrusted values (exception types from result.json files) get there.
+type LimitError struct {
+	File    string // ManifestFile or ObservationsFile
+	Size    int64  // the bytes it would have
+	Limit   int64
+	TrialID string // the trial with the value to look at (the longest exception type, or the line's)
+	Reason  string
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("%s would be %d bytes, over the %d-byte cap every reader of a snapshot reads it under: %s (trial %q); nothing was written",
+		e.File, e.Size, e.Limit, e.Reason, e.TrialID)
 }
 
 // Leftovers lists the temporary folders of earlier, killed runs that
@@ -251,6 +272,13 @@ func (w *Writer) Add(o Observation) error {
 	if err != nil {
 		return err
 	}
+	if len(b)+1 > MaxObservationLine {
+		return &LimitError{File: ObservationsFile, Size: int64(len(b) + 1), Limit: MaxObservationLine, TrialID: o.TrialID,
+			Reason: "the trial's observation line is that long (its exception type or another value from result.json)"}
+	}
+	if o.ExceptionType != nil && len(*o.ExceptionType) > len(w.longestException) {
+		w.longestException, w.longestExceptionTrial = *o.ExceptionType, o.TrialID
+	}
 	if err := w.opts.Scanner.CheckPayload(ObservationsFile, b); err != nil {
 		// Located only on a hit: building the name for every one of
 		// 100,000 observations would cost more than the scan.
@@ -334,6 +362,10 @@ func (w *Writer) Commit() (m *Manifest, err error) {
 	b, err := EncodeManifest(m)
 	if err != nil {
 		return nil, err
+	}
+	if len(b) > MaxManifestSize {
+		return nil, &LimitError{File: ManifestFile, Size: int64(len(b)), Limit: MaxManifestSize, TrialID: w.longestExceptionTrial,
+			Reason: fmt.Sprintf("exception_types holds %d distinct exception types from result.json files, the longest %d bytes", len(m.ExceptionTypes), len(w.longestException))}
 	}
 	if err := w.opts.Scanner.CheckPayload(ManifestFile, b); err != nil {
 		return nil, err

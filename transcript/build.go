@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -69,7 +68,8 @@ func (b *Body) Count(n int) { b.c.total += n }
 // skips the whole body (a body never silently lacks a step); anything else
 // aborts the import: *redact.Error or another redactor failure,
 // *redact.SecretFoundError, the context's error, or a read error.
-// r must not be nil; a nil sc means redact.NewScanner(os.Environ()).
+// r must not be nil; sc is the invocation's registry of secrets (nil: the
+// credential patterns only).
 func BuildParts(ctx context.Context, parts []Part, r redact.Redactor, sc *redact.Scanner, lim Limits) (*Trajectory, error) {
 	if r == nil {
 		return nil, errors.New("transcripts need a redactor; pass --redactor (e.g. builtin:secrets)")
@@ -78,7 +78,7 @@ func BuildParts(ctx context.Context, parts []Part, r redact.Redactor, sc *redact
 		return nil, errors.New("no trajectory file to build from")
 	}
 	if sc == nil {
-		sc = redact.NewScanner(os.Environ())
+		sc = redact.NewScanner(nil)
 	}
 	lim = lim.withDefaults()
 	t := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy}

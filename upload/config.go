@@ -7,8 +7,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,19 +86,16 @@ type Config struct {
 	// request in flight waits on its own). Tests replace it to run retries
 	// in microseconds and to record the waits chosen.
 	Wait func(ctx context.Context, d time.Duration) error
-	// Environ is the environment whose secret values the outgoing-text
-	// gate refuses to send (nil: this process's); Token is always one.
-	Environ []string
+	// Scanner is the invocation's registry of secrets (built once in
+	// cmd/tpctl): the gate refuses to send any of them. nil: the
+	// credential patterns only. Token is always one.
+	Scanner *redact.Scanner
 }
 
-// scanner is the outgoing-text gate for this upload: the secrets of
-// Environ, the token itself, and the credential patterns.
+// scanner is the outgoing-text gate for this upload: the registry, the
+// token itself, and the credential patterns.
 func (c Config) scanner() *redact.Scanner {
-	env := c.Environ
-	if env == nil {
-		env = os.Environ()
-	}
-	return redact.NewScanner(append(slices.Clone(env), EnvToken+"="+c.Token))
+	return c.Scanner.With(redact.Secret{Name: "env:" + EnvToken, Value: c.Token})
 }
 
 // MissingEnvError names every credential variable that is not set.

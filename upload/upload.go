@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -275,9 +274,13 @@ func checkedEvent(o snapshot.Observation, scanner *redact.Scanner) ([]byte, erro
 
 // Plan verifies the snapshot in dir and reports what an upload would send,
 // without credentials or network. A tampered snapshot gives a
-// *snapshot.VerifyError, a record over a limit a *RecordError.
-func Plan(dir string) (*DryRun, error) {
-	p, err := prepare(dir, "", false, redact.NewScanner(os.Environ()))
+// *snapshot.VerifyError, a record over a limit a *RecordError. sc is the
+// invocation's registry of secrets (nil: the credential patterns only).
+func Plan(dir string, sc *redact.Scanner) (*DryRun, error) {
+	if sc == nil {
+		sc = redact.NewScanner(nil)
+	}
+	p, err := prepare(dir, "", false, sc)
 	if err != nil {
 		return nil, err
 	}

@@ -687,7 +687,7 @@ func TestProgress(t *testing.T) {
 		t.Errorf("retry report counts unacknowledged bytes: acked %d (first request %d), sent %d", retry.Acked, got[0].Acked, retry.Bytes)
 	}
 	last := got[len(got)-1]
-	dry, err := Plan(dir)
+	dry, err := Plan(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -711,7 +711,7 @@ func TestRefusesTamperedSnapshot(t *testing.T) {
 	r := newReceiver(t)
 	for name, call := range map[string]func() error{
 		"Snapshot": func() error { _, err := Snapshot(context.Background(), dir, testConfig(r.URL, &waits{})); return err },
-		"Plan":     func() error { _, err := Plan(dir); return err },
+		"Plan":     func() error { _, err := Plan(dir, nil); return err },
 	} {
 		var te *snapshot.VerifyError
 		if err := call(); !errors.As(err, &te) || len(te.Problems) == 0 {
@@ -721,7 +721,7 @@ func TestRefusesTamperedSnapshot(t *testing.T) {
 	if n := len(r.Log()); n != 0 {
 		t.Errorf("%d requests sent for a tampered snapshot", n)
 	}
-	_, err = Plan(t.TempDir())
+	_, err = Plan(t.TempDir(), nil)
 	if !snapshot.IsNotSnapshot(err) {
 		t.Errorf("empty folder: %v", err)
 	}
@@ -776,7 +776,7 @@ func TestEventLimit(t *testing.T) {
 
 func TestPlan(t *testing.T) {
 	dir, m := newSnapshot(t, defaultSpec)
-	got, err := Plan(dir)
+	got, err := Plan(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -854,7 +854,7 @@ func TestLargeRoundSendsOnlyVerifiedBytes(t *testing.T) {
 	defer func(n, m int) { maxHeldEvents, snapshot.MaxHeldObservations = n, m }(maxHeldEvents, snapshot.MaxHeldObservations)
 	maxHeldEvents, snapshot.MaxHeldObservations = 1000, 1000
 	dir, _ := newSnapshot(t, defaultSpec)
-	if dry, err := Plan(dir); err != nil || dry.Bytes < 10*int64(maxHeldEvents) {
+	if dry, err := Plan(dir, nil); err != nil || dry.Bytes < 10*int64(maxHeldEvents) {
 		t.Fatalf("the round is not past the held-events limit: %+v, %v", dry, err)
 	}
 	want := wantState(t, dir)

@@ -246,11 +246,11 @@ func attestRun(ctx context.Context, a *app, o *attestOptions) error {
 	a.startProgress().Phase("verifying snapshot", 0, "")
 	switch {
 	case len(o.Dirs) == 2:
-		w, _, err = attest.Comparison(ctx, o.Dirs[0], o.Dirs[1], key, o.Out, producer())
+		w, _, err = attest.Comparison(ctx, o.Dirs[0], o.Dirs[1], key, a.secrets.scanner(), o.Out, producer())
 	case o.Provenance:
-		w, err = attest.ProvenanceOf(o.Dirs[0], key, o.Out, producer())
+		w, err = attest.ProvenanceOf(o.Dirs[0], key, a.secrets.scanner(), o.Out, producer())
 	default:
-		w, err = attest.Snapshot(o.Dirs[0], key, o.Out, producer())
+		w, err = attest.Snapshot(o.Dirs[0], key, a.secrets.scanner(), o.Out, producer())
 	}
 	a.endProgress()
 	if err != nil {
@@ -265,7 +265,7 @@ func attestRun(ctx context.Context, a *app, o *attestOptions) error {
 			*attest.Written
 		}{"attestation", w})
 	}
-	return writeAttestWritten(a.io.Out, a.io.Width(), w)
+	return writeAttestWritten(a.io.Out, a.io.Width(), a.secrets.mask, w)
 }
 
 func attestKeygenRun(_ context.Context, a *app, o *attestKeygenOptions) error {
@@ -286,7 +286,7 @@ func attestKeygenRun(_ context.Context, a *app, o *attestKeygenOptions) error {
 		}{"key_pair", o.Out, attest.PublicKeyPath(o.Out), pub.KeyID, pub.Alg})
 	}
 	_, err = fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("wrote %s private key %s (mode 0600) and public key %s; keyid %s",
-		pub.Alg, termsafe.Escape(o.Out), termsafe.Escape(attest.PublicKeyPath(o.Out)), pub.KeyID), a.io.Width()))
+		pub.Alg, termsafe.Escape(o.Out), termsafe.Escape(attest.PublicKeyPath(o.Out)), pub.KeyID), a.io.Width(), a.secrets.mask))
 	return err
 }
 
@@ -314,7 +314,7 @@ func attestVerifyRun(ctx context.Context, a *app, o *attestVerifyOptions) error 
 		}{"attestation_verification", rep}); err != nil {
 			return err
 		}
-	} else if err := writeAttestReport(a.io.Out, a.io.Width(), rep); err != nil {
+	} else if err := writeAttestReport(a.io.Out, a.io.Width(), a.secrets.mask, rep); err != nil {
 		return err
 	}
 	if !rep.OK {
@@ -347,20 +347,20 @@ func attestKind(t string) string {
 
 // writeAttestWritten says in one line (wrapped to width) what an attest
 // command wrote.
-func writeAttestWritten(out io.Writer, width int, w *attest.Written) error {
+func writeAttestWritten(out io.Writer, width int, mask func(string) string, w *attest.Written) error {
 	verb := "wrote"
 	if !w.Changed {
 		verb = "unchanged: already holds"
 	}
-	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("%s %s attestation signed by keyid %s in %s", verb, attestKind(w.PredicateType), w.KeyID, termsafe.Escape(w.Attestation)), width))
+	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("%s %s attestation signed by keyid %s in %s", verb, attestKind(w.PredicateType), w.KeyID, termsafe.Escape(w.Attestation)), width, mask))
 	return err
 }
 
 // writeAttestReport writes a verification for a terminal: each problem
 // on its line, or the verdict, wrapped to width.
-func writeAttestReport(out io.Writer, width int, r *attest.Report) error {
+func writeAttestReport(out io.Writer, width int, mask func(string) string, r *attest.Report) error {
 	for _, p := range r.Problems {
-		if _, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("problem %s: %s", p.Code, termsafe.Escape(p.Message)), width)); err != nil {
+		if _, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("problem %s: %s", p.Code, termsafe.Escape(p.Message)), width, mask)); err != nil {
 			return err
 		}
 	}
@@ -368,7 +368,7 @@ func writeAttestReport(out io.Writer, width int, r *attest.Report) error {
 		return nil
 	}
 	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("ok %s: %s (%s attestation, line %d of %s)", termsafe.Escape(strings.Join(r.Snapshots, " vs ")),
-		r.Summary(), attestKind(r.PredicateType), r.Line, termsafe.Escape(r.Attestation)), width))
+		r.Summary(), attestKind(r.PredicateType), r.Line, termsafe.Escape(r.Attestation)), width, mask))
 	return err
 }
 
@@ -408,6 +408,6 @@ func attestVerifyLock(a *app, o *attestVerifyOptions, key *attest.PublicKey) err
 	} else {
 		s += "; it does not prove " + planlock.DoesNotProve
 	}
-	fmt.Fprintln(a.io.Out, ui.Wrap(s, a.io.Width()))
+	fmt.Fprintln(a.io.Out, ui.Wrap(s, a.io.Width(), a.secrets.mask))
 	return nil
 }

@@ -86,7 +86,7 @@ func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
 	var signed *attest.Written
 	var err error
 	if key != nil {
-		signed, res, err = attest.Comparison(ctx, opts.Base, opts.Candidate, key, opts.AttestOut, producer())
+		signed, res, err = attest.Comparison(ctx, opts.Base, opts.Candidate, key, a.secrets.scanner(), opts.AttestOut, producer())
 	} else {
 		res, err = compare.Rounds(ctx, opts.Base, opts.Candidate)
 	}
@@ -106,7 +106,7 @@ func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
 	}
 	if signed != nil {
 		// stdout is the comparison (a JSON contract with --output json).
-		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), signed); err != nil {
+		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), a.secrets.mask, signed); err != nil {
 			return err
 		}
 	}
@@ -127,7 +127,7 @@ func compareRun(ctx context.Context, a *app, opts *compareOptions) error {
 			limit = 0 // piped output is for reading in full or grepping
 		}
 		a.page()
-		if err := writeCompare(a.io.Out, res, compareView{Styles: a.io.Styles(), Limit: limit, Width: a.io.Width()}); err != nil {
+		if err := writeCompare(a.io.Out, res, compareView{Styles: a.io.Styles(), Limit: limit, Width: a.io.Width(), Mask: a.secrets.mask}); err != nil {
 			return err
 		}
 	}

@@ -18,6 +18,9 @@ type compareView struct {
 	// Styles come from the command's streams so that NO_COLOR and
 	// non-terminals get plain text.
 	Styles ui.Styles
+	// Mask is the invocation's secrets mask (cmd/tpctl/secretgate.go),
+	// run before a cell is cut or a line folded; nil masks nothing.
+	Mask func(string) string
 	// Limit caps how many trial IDs each transition list shows, followed
 	// by "… and N more"; 0 shows every ID.
 	Limit int
@@ -60,7 +63,7 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 		same(s, "settings", b.Protocol.SettingsDigest, c.Protocol.SettingsDigest),
 		{"split", printable(b.Protocol.Split), printable(c.Protocol.Split), ""},
 	}
-	if err := ui.Columns(&bw, opt.Width, ui.Table{Header: header, Rows: rows, Elide: []bool{false, true, true, false}}); err != nil {
+	if err := ui.Columns(&bw, opt.Width, ui.Table{Header: header, Rows: rows, Elide: []bool{false, true, true, false}, Mask: opt.Mask}); err != nil {
 		return err
 	}
 	fmt.Fprintln(&bw)
@@ -111,7 +114,7 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 	}, opt.Limit)
 	// Whole lines, each written once: the secret gate masks each Write.
 	lw := ui.NewLineBuffer(w)
-	if _, err := io.WriteString(lw, ui.Wrap(bw.String(), opt.Width)); err != nil {
+	if _, err := io.WriteString(lw, ui.Wrap(bw.String(), opt.Width, opt.Mask)); err != nil {
 		return err
 	}
 	return lw.Flush()

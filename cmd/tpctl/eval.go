@@ -75,7 +75,7 @@ Exit status: 0 the plan is valid; 1 it has errors; 2 it cannot be read.`,
 }
 
 func evalCheckPlanRun(_ context.Context, a *app, opts *evalCheckPlanOptions) error {
-	_, rep, err := evalrun.CheckPlan(opts.Plan)
+	_, rep, err := evalrun.CheckPlan(opts.Plan, a.secrets.scanner())
 	if err != nil {
 		return inputErr(err, "check the PLAN path")
 	}
@@ -83,9 +83,9 @@ func evalCheckPlanRun(_ context.Context, a *app, opts *evalCheckPlanOptions) err
 	case outputJSON:
 		err = writePlanJSON(a.io.Out, rep)
 	case outputGitHub:
-		err = writePlanGitHub(a.io.Out, a.io.ErrOut, "tpctl eval check-plan", rep)
+		err = writePlanGitHub(a.secrets, a.io.Out, a.io.ErrOut, "tpctl eval check-plan", rep)
 	default:
-		err = writePlanText(a.io, rep)
+		err = writePlanText(a.io, a.secrets.mask, rep)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to write the report: %w", err)
@@ -174,6 +174,9 @@ func runEval(ctx context.Context, a *app, o *evalRunOptions) error {
 	if o.Out == "" {
 		return usageErr(errors.New("--out is required"), "tpctl eval run PLAN --out NEW_DIR")
 	}
+	if err := safefs.CheckOutside(o.Out); err != nil {
+		return err
+	}
 	// Transcript options and credentials are checked before anything
 	// starts, with the same rules as import.
 	transcripts, err := transcriptOptions(o.TraceLimit, o.Redactors)
@@ -209,6 +212,7 @@ func runEval(ctx context.Context, a *app, o *evalRunOptions) error {
 		events = func(e evalrun.Event) { fmt.Fprintln(a.io.ErrOut, evalEventLine(e)) }
 	}
 	res, err := evalrun.Run(ctx, evalrun.RunOptions{
+		Scanner:               a.secrets.scanner(),
 		PlanPath:              o.Plan,
 		Out:                   o.Out,
 		ToolVersion:           version,
@@ -245,12 +249,12 @@ func runEval(ctx context.Context, a *app, o *evalRunOptions) error {
 		return findingErr(err, fmt.Sprintf("the run's records are in %s (execution.json, execution-errors.json, logs/)", o.Out))
 	}
 	if key != nil {
-		w, err := attest.ProvenanceOf(res.Snapshot, key, "", producer())
+		w, err := attest.ProvenanceOf(res.Snapshot, key, a.secrets.scanner(), "", producer())
 		if err != nil {
 			return findingErr(fmt.Errorf("the snapshot is saved but could not be attested: %w", err),
 				"attest it again with: "+ui.Command("attest", "--provenance", res.Snapshot, "--key", o.AttestKey))
 		}
-		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), w); err != nil {
+		if err := writeAttestWritten(a.io.ErrOut, a.io.Width(), a.secrets.mask, w); err != nil {
 			return err
 		}
 	}
@@ -281,9 +285,9 @@ func evalStartError(a *app, o *evalRunOptions, err error) error {
 		if a.jsonOutput() {
 			_ = writePlanJSON(a.io.ErrOut, invalid.Report)
 		} else if a.output == outputGitHub {
-			_ = writePlanGitHub(a.io.Out, a.io.ErrOut, "tpctl eval run", invalid.Report)
+			_ = writePlanGitHub(a.secrets, a.io.Out, a.io.ErrOut, "tpctl eval run", invalid.Report)
 		} else {
-			_ = writePlanText(a.io, invalid.Report)
+			_ = writePlanText(a.io, a.secrets.mask, invalid.Report)
 		}
 		return findingErr(err, "fix the findings above; check with: tpctl eval check-plan "+o.Plan)
 	case errors.As(err, &exists):

@@ -7,8 +7,11 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
+	"github.com/tuneplane/tpctl/redact"
+	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -95,9 +98,20 @@ type stoppedError struct {
 func (s *stoppedError) Error() string { return s.msg }
 func (s *stoppedError) Unwrap() error { return s.err }
 
+// secretHint is the one next step for a known secret found in anything
+// tpctl was about to write, sign or send (a *redact.PayloadError), whatever
+// the command: a report, a trend page, an attestation, an upload.
+const secretHint = "nothing was written, signed or sent: remove the secret where it entered and re-create the snapshot with 'tpctl import' (the scan never prints the matching text)"
+
 func codeOf(err error) exitCode {
 	if err == nil {
 		return exitOK
+	}
+	// A known secret in a payload is a finding (exit 1) for every
+	// command, however the command wrapped it.
+	var pe *redact.PayloadError
+	if errors.As(err, &pe) && !errors.Is(err, context.Canceled) {
+		return exitFinding
 	}
 	var ie interrupted
 	if errors.As(err, &ie) {
@@ -109,6 +123,11 @@ func codeOf(err error) exitCode {
 	var ce *cliError
 	if errors.As(err, &ce) {
 		return ce.code
+	}
+	// An output path no writer beside snapshots may use (safefs) is a
+	// usage error for every command.
+	if errors.As(err, new(*safefs.InsideSnapshotError)) || errors.As(err, new(*safefs.NotRegularError)) {
+		return exitUsage
 	}
 	if errors.Is(err, context.Canceled) {
 		return exitInterrupted
@@ -128,6 +147,15 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 		// the verdict was not printed, so its one line is the error.
 		quiet = ce.quiet && !quietFlag
 		hints = ce.hints
+	}
+	if hints == nil {
+		// A command with a better next step (preflight's) says it.
+		hints = defaultHints(err)
+	}
+	if isReadFault(err) {
+		// Whatever the command guessed (a snapshot not written by
+		// tpctl, a modified one), the machine failed: say that.
+		hints = []string{ioHint}
 	}
 	msg := err.Error()
 	if !quiet {
@@ -156,4 +184,41 @@ func printError(w io.Writer, err error, jsonMode, quietFlag bool) {
 			Hints       []string `json:"hints"`
 		}{"exit_error", int(codeOf(err)), msg, hints})
 	}
+}
+
+// defaultHints is the one next step for the errors every command may
+// return the same way: a known secret in a payload, and an output path
+// that the writer beside snapshots refuses (internal/safefs).
+func defaultHints(err error) []string {
+	var inside *safefs.InsideSnapshotError
+	var notRegular *safefs.NotRegularError
+	switch {
+	case errors.As(err, new(*redact.PayloadError)):
+		return []string{secretHint}
+	case errors.As(err, &inside):
+		return []string{"write it beside the snapshot, not inside it (e.g. in the folder that holds " + ui.Quote(inside.Dir) + ")"}
+	case errors.As(err, &notRegular):
+		return []string{"choose an --out that does not exist yet or is a regular file"}
+	case errors.As(err, new(*snapshot.LimitError)):
+		return []string{"look at the named trial's result.json: a value that long or that many distinct values are not evaluation results tpctl can save; leave the trial out of the plan or fix the source"}
+	}
+	return nil
+}
+
+// ioHint is the one next step for an I/O or resource error of the
+// machine while reading (safefs.IsIOError, snapshot.ProblemReadError).
+const ioHint = "an I/O error of this machine, not a problem of the input: fix the fault (too many open files: raise ulimit -n; no space: free some; EIO: check the disk) and run again"
+
+// isReadFault reports whether err is an I/O or resource error of the
+// machine, also one a snapshot's verification met on every problem.
+func isReadFault(err error) bool {
+	var ve *snapshot.VerifyError
+	if errors.As(err, &ve) {
+		return snapshot.OnlyReadErrors(ve.Problems)
+	}
+	var se *round.SnapshotError
+	if errors.As(err, &se) && len(se.Problems) > 0 {
+		return snapshot.OnlyReadErrors(se.Problems)
+	}
+	return safefs.IsIOError(err)
 }

@@ -127,13 +127,13 @@ func explainOutcomesRun(_ context.Context, a *app, _ *explainOptions) error {
 		return a.io.JSON(rep)
 	}
 	a.page()
-	return writeOutcomeRules(a.io.Out, a.io.Width(), a.io.Styles(), rep)
+	return writeOutcomeRules(a.io.Out, a.io.Width(), a.secrets.mask, a.io.Styles(), rep)
 }
 
 // writeOutcomeRules prints the report as aligned plain columns; styles only
 // add colour, so the text is identical with NO_COLOR or off a terminal.
 // Headings and prose wrap at width; tables fit it (writeColumns).
-func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesReport) error {
+func writeOutcomeRules(w io.Writer, width int, mask func(string) string, st ui.Styles, rep outcomeRulesReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.Heading.Render("Outcome rules "+rep.OutcomeRules))
 	b.WriteString("Rules are tried in order; the first that matches decides.\n\n")
@@ -152,7 +152,7 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 	for _, r := range rep.Rules {
 		rows = append(rows, []cell{{text: string(r.Status), style: statusStyle(r.Status)}, {text: r.Reason}, {text: r.Situation}})
 	}
-	writeColumns(&b, width, rows)
+	writeColumns(&b, width, mask, rows)
 
 	section := func(title string, list []harbor.ExceptionRule) {
 		fmt.Fprintf(&b, "\n%s\n", st.Heading.Render(title))
@@ -172,7 +172,7 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 			}
 			rows = append(rows, []cell{{text: name}, {text: reason}, {text: where, style: st.Faint.Render}})
 		}
-		writeColumns(&b, width, rows)
+		writeColumns(&b, width, mask, rows)
 	}
 	section("Infrastructure exceptions (infra_error)", rep.InfraExceptions)
 	section("Agent exceptions (Harbor still ran the verifier: a reward of exactly 0 or 1 stands, anything else is unscored)", rep.AgentExceptions)
@@ -183,7 +183,7 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 	for _, m := range rep.MessageRules {
 		mrows = append(mrows, []cell{{text: strconv.Quote(m.Prefix)}, {text: joinDefinitions(m.Raised), style: st.Faint.Render}})
 	}
-	writeColumns(&b, width, mrows)
+	writeColumns(&b, width, mask, mrows)
 	fmt.Fprintf(&b, "\n%s\n", st.Heading.Render("Harbor exception classes not judged (unknown_exception when recorded)"))
 	urows := [][]cell{{{text: "EXCEPTION", style: st.Bold.Render}, {text: "RECORDED", style: st.Bold.Render}, {text: "HARBOR CLASS STATEMENT", style: st.Bold.Render}}}
 	for _, u := range rep.Unjudged {
@@ -193,7 +193,7 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 		}
 		urows = append(urows, []cell{{text: u.Type}, {text: rec}, {text: joinDefinitions(u.Defined), style: st.Faint.Render}})
 	}
-	writeColumns(&b, width, urows)
+	writeColumns(&b, width, mask, urows)
 	b.WriteString("\nAny other exception name is unscored (unknown_exception), even with a reward.\n")
 	b.WriteString("Multi-step trials: each step is judged by this table; the trial is infra_error if\n")
 	b.WriteString("any step is, else unscored if any step is, else judged by its trial-level reward.\n")
@@ -205,9 +205,9 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 		for _, r := range t.Rules {
 			rows = append(rows, []cell{{text: string(r.Status), style: statusStyle(r.Status)}, {text: r.Reason}, {text: r.Situation}})
 		}
-		writeColumns(&b, width, rows)
+		writeColumns(&b, width, mask, rows)
 	}
-	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width, mask))
 	return err
 }
 
@@ -230,7 +230,7 @@ type cell struct {
 // limit), each cell styled; the first row is the header (it names the
 // values when rows are stacked on a narrow terminal), and the last column
 // (a statement, a title, notes) wraps in the room the others leave.
-func writeColumns(b *strings.Builder, width int, rows [][]cell) {
+func writeColumns(b *strings.Builder, width int, mask func(string) string, rows [][]cell) {
 	t := ui.Table{WrapLast: true}
 	for j, r := range rows {
 		row := make([]string, len(r))
@@ -246,5 +246,6 @@ func writeColumns(b *strings.Builder, width int, rows [][]cell) {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Mask = mask
 	_ = ui.Columns(b, width, t) // a strings.Builder does not fail
 }

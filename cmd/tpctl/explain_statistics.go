@@ -138,13 +138,13 @@ func explainStatisticsRun(_ context.Context, a *app, _ *explainOptions) error {
 		return a.io.JSON(rep)
 	}
 	a.page()
-	return writeStatistics(a.io.Out, a.io.Width(), a.io.Styles(), rep)
+	return writeStatistics(a.io.Out, a.io.Width(), a.secrets.mask, a.io.Styles(), rep)
 }
 
 // writeStatistics prints each statistic's fields as a two-column table
 // whose values wrap within width (0: no limit); the note is wrapped at 80
 // or the narrower terminal.
-func writeStatistics(w io.Writer, width int, st ui.Styles, rep statisticsReport) error {
+func writeStatistics(w io.Writer, width int, mask func(string) string, st ui.Styles, rep statisticsReport) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", st.Heading.Render("Statistics for repeated trials"))
 	noteWidth := 80
@@ -153,7 +153,7 @@ func writeStatistics(w io.Writer, width int, st ui.Styles, rep statisticsReport)
 	}
 	b.WriteString(wrapWords(rep.Note, noteWidth) + "\n")
 	for _, e := range rep.Statistics {
-		b.WriteString(ui.Wrap(fmt.Sprintf("\n%s  %s\n", st.Bold.Render(e.Name), st.Faint.Render("("+e.Where+")")), width))
+		b.WriteString(ui.Wrap(fmt.Sprintf("\n%s  %s\n", st.Bold.Render(e.Name), st.Faint.Render("("+e.Where+")")), width, mask))
 		t := ui.Table{WrapLast: true}
 		for _, f := range [][2]string{{"meaning", e.Meaning}, {"formula", e.Formula}, {"assumes", e.Assumptions}, {"null when", e.NullWhen}} {
 			if f[1] != "" {
@@ -162,6 +162,7 @@ func writeStatistics(w io.Writer, width int, st ui.Styles, rep statisticsReport)
 				t.Rows = append(t.Rows, []string{fmt.Sprintf("  %-9s", f[0]), f[1]})
 			}
 		}
+		t.Mask = mask
 		_ = ui.Columns(&b, width, t) // a strings.Builder does not fail
 	}
 	_, err := io.WriteString(w, b.String())

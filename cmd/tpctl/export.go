@@ -77,7 +77,7 @@ func exportRun(ctx context.Context, a *app, opts *exportOptions) error {
 	a.startProgress().Phase("verifying and exporting", 0, "")
 	v, _ := toolVersion()
 	parts, err := export.Run(ctx, opts.Snapshots, export.Options{
-		Format: export.Format(opts.Format), Out: opts.Out, Version: v, Scanner: redact.NewScanner(os.Environ()),
+		Format: export.Format(opts.Format), Out: opts.Out, Version: v, Scanner: a.secrets.scanner(),
 	})
 	a.endProgress()
 	if err != nil {
@@ -115,7 +115,7 @@ func exportRun(ctx context.Context, a *app, opts *exportOptions) error {
 			what = "already there, unchanged"
 		}
 		line := fmt.Sprintf("%s → %s (%s)", ui.Printable(p.Snapshot), ui.Printable(p.Dir), what)
-		if _, err := fmt.Fprintln(a.io.Out, ui.Wrap(line, a.io.Width())); err != nil {
+		if _, err := fmt.Fprintln(a.io.Out, ui.Wrap(line, a.io.Width(), a.secrets.mask)); err != nil {
 			return err
 		}
 	}

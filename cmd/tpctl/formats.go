@@ -66,7 +66,7 @@ func formatsRun(_ context.Context, a *app, _ *formatsOptions) error {
 			rows = append(rows, []cell{{text: f.Format}, {text: r.Commit}, {text: r.Name}, {text: r.Date}, {text: r.ATIF}, {text: r.Summary}})
 		}
 	}
-	writeColumns(&b, a.io.Width(), rows)
+	writeColumns(&b, a.io.Width(), a.secrets.mask, rows)
 	_, err := io.WriteString(a.io.Out, b.String())
 	return err
 }

@@ -98,7 +98,7 @@ func gateRun(ctx context.Context, a *app, opts *gateOptions) error {
 	if err != nil {
 		var pe *gate.PolicyError
 		if errors.As(err, &pe) && a.output == outputGitHub {
-			fmt.Fprint(a.io.Out, annotation{level: "error", file: pe.File, line: pe.Line, title: "tpctl gate policy", message: pe.Error()}.String())
+			fmt.Fprint(a.io.Out, annotation{level: "error", file: pe.File, line: pe.Line, title: "tpctl gate policy", message: pe.Error()}.format(a.secrets))
 		}
 		return inputErr(err)
 	}
@@ -192,14 +192,14 @@ func showVerdict(a *app, v *gate.Verdict, lv *lockView) error {
 			return err
 		}
 		if lv != nil {
-			fmt.Fprint(a.io.Out, annotation{level: "notice", title: "tpctl gate: locked", message: lv.line()}.String())
+			fmt.Fprint(a.io.Out, annotation{level: "notice", title: "tpctl gate: locked", message: lv.line()}.format(a.secrets))
 		}
 	default:
-		if err := writeGate(a.io.Out, a.io.Width(), v); err != nil {
+		if err := writeGate(a.io.Out, a.io.Width(), a.secrets.mask, v); err != nil {
 			return err
 		}
 		if lv != nil {
-			fmt.Fprintln(a.io.Out, ui.Wrap("  "+lv.line(), a.io.Width()))
+			fmt.Fprintln(a.io.Out, ui.Wrap("  "+lv.line(), a.io.Width(), a.secrets.mask))
 		}
 	}
 	if !v.Pass {
@@ -223,7 +223,7 @@ func writeGateGitHub(a *app, v *gate.Verdict) error {
 		if !r.Passed() {
 			level = "error"
 		}
-		sb.WriteString(annotation{level: level, title: "tpctl gate: " + r.Rule + " " + strings.ReplaceAll(r.Outcome, "_", " "), message: r.Message}.String())
+		sb.WriteString(annotation{level: level, title: "tpctl gate: " + r.Rule + " " + strings.ReplaceAll(r.Outcome, "_", " "), message: r.Message}.format(a.secrets))
 	}
 	verdict := "passed"
 	icon := "✅"
@@ -234,23 +234,23 @@ func writeGateGitHub(a *app, v *gate.Verdict) error {
 	if _, err := fmt.Fprint(a.io.Out, sb.String()); err != nil {
 		return err
 	}
-	fmt.Fprintf(&md, "### %s tpctl gate %s: %s\n\n", icon, mdCode(v.Candidate.Dir), verdict)
-	fmt.Fprintf(&md, "Candidate %s", mdCode(v.Candidate.Checkpoint.Ref))
+	fmt.Fprintf(&md, "### %s tpctl gate %s: %s\n\n", icon, a.secrets.mdCode(v.Candidate.Dir), verdict)
+	fmt.Fprintf(&md, "Candidate %s", a.secrets.mdCode(v.Candidate.Checkpoint.Ref))
 	if v.Baseline != nil {
-		fmt.Fprintf(&md, ", baseline %s", mdCode(v.Baseline.Checkpoint.Ref))
+		fmt.Fprintf(&md, ", baseline %s", a.secrets.mdCode(v.Baseline.Checkpoint.Ref))
 	}
-	fmt.Fprintf(&md, ", policy %s.\n\n| rule | outcome | detail |\n|---|---|---|\n", mdCode(v.Policy))
+	fmt.Fprintf(&md, ", policy %s.\n\n| rule | outcome | detail |\n|---|---|---|\n", a.secrets.mdCode(v.Policy))
 	for _, r := range v.Rules {
-		fmt.Fprintf(&md, "| `%s` | %s | %s |\n", r.Rule, strings.ReplaceAll(r.Outcome, "_", " "), mdCell(r.Message))
+		fmt.Fprintf(&md, "| `%s` | %s | %s |\n", r.Rule, strings.ReplaceAll(r.Outcome, "_", " "), a.secrets.mdCell(r.Message))
 	}
 	if len(v.Quarantined) > 0 {
 		var qs []string
 		for _, q := range v.Quarantined {
-			qs = append(qs, fmt.Sprintf("%s (%s)", mdCode(q.Task), ui.Plural(q.Trials, "trial")))
+			qs = append(qs, fmt.Sprintf("%s (%s)", a.secrets.mdCode(q.Task), ui.Plural(q.Trials, "trial")))
 		}
 		fmt.Fprintf(&md, "\nQuarantined, left out of every rule: %s\n", strings.Join(qs, ", "))
 	}
 	md.WriteString("\n")
-	appendStepSummary(a.io.ErrOut, md.String())
+	a.secrets.appendStepSummary(a.io.ErrOut, md.String())
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 // writeGate is the terminal view of a gate verdict: the verdict, then one
 // line per rule with its numbers, then the quarantine, wrapped to width.
-func writeGate(w io.Writer, width int, v *gate.Verdict) error {
+func writeGate(w io.Writer, width int, mask func(string) string, v *gate.Verdict) error {
 	var b strings.Builder
 	verdict := "PASS"
 	if !v.Pass {
@@ -38,6 +38,6 @@ func writeGate(w io.Writer, width int, v *gate.Verdict) error {
 		slices.Sort(qs)
 		fmt.Fprintf(&b, "  quarantined, left out of every rule: %s\n", strings.Join(qs, ", "))
 	}
-	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width, mask))
 	return err
 }

@@ -74,7 +74,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return usageErr(fmt.Errorf("%s is required", req.name), "tpctl import --plan PLAN --root DIR --out NEW_DIR")
 		}
 	}
-	opts := importer.Options{Producers: a.producers(), PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict}
+	opts := importer.Options{Producers: a.producers(), PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict, Scanner: a.secrets.scanner()}
 	var err error
 	if opts.Transcripts, err = transcriptOptions(o.TraceLimit, o.Redactors); err != nil {
 		return err
@@ -91,6 +91,11 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 	}
 	if fi, err := os.Stat(o.Root); err != nil || !fi.IsDir() {
 		return inputErr(fmt.Errorf("--root %q is not a readable folder", o.Root), "give the Harbor job folder the plan's dirs are relative to")
+	}
+	// A snapshot is never made inside another (it would break it): the
+	// one rule of every writer beside snapshots, checked before mkdir.
+	if err := safefs.CheckOutside(o.Out); err != nil {
+		return err
 	}
 	// --out out/round-1 works on a fresh clone: the parent folder is made
 	// like mkdir -p (the snapshot folder itself must still not exist).
@@ -160,7 +165,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), termsafe.Escape(w.Message))
 		}
-		writeTriage(a.io.Out, a.io.Width(), res.Dir, facts, res.Manifest.Counts.Expected, st)
+		writeTriage(a.io.Out, a.io.Width(), a.secrets.mask, res.Dir, facts, res.Manifest.Counts.Expected, st)
 	}
 	if upCfg != nil {
 		return a.runUpload(ctx, res.Dir, *upCfg)
@@ -193,10 +198,10 @@ func importError(a *app, err error, o *importOptions) error {
 		if a.jsonOutput() {
 			writePlanJSON(a.io.ErrOut, invalid.Report)
 		} else if a.output == outputGitHub {
-			_ = writePlanGitHub(a.io.Out, a.io.ErrOut, "tpctl import", invalid.Report)
+			_ = writePlanGitHub(a.secrets, a.io.Out, a.io.ErrOut, "tpctl import", invalid.Report)
 			return silentFinding(err)
 		} else {
-			writePlanText(a.io, invalid.Report)
+			writePlanText(a.io, a.secrets.mask, invalid.Report)
 		}
 		return findingErr(err, fmt.Sprintf("fix the findings above; check with: tpctl plan check %s --root %s", o.Plan, o.Root))
 	case errors.As(err, &unreadable):
@@ -232,7 +237,7 @@ func transcriptOptions(limit int, redactors []string) (*importer.TranscriptOptio
 	if limit == 0 {
 		return nil, usageErr(errors.New("--redactor only applies to transcripts"), "add --trace-limit N (1…128)")
 	}
-	t := importer.TranscriptOptions{Limit: limit, Redactors: redactors, Environ: os.Environ()}
+	t := importer.TranscriptOptions{Limit: limit, Redactors: redactors}
 	if err := t.Validate(); err != nil {
 		return nil, usageErr(err, "example: --trace-limit 32 --redactor builtin:secrets")
 	}

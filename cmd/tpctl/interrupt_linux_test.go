@@ -148,3 +148,49 @@ func TestInterruptedUploadKeepsSnapshot(t *testing.T) {
 		t.Errorf("the token was printed:\n%s", output)
 	}
 }
+
+// TestInterruptedWhileOpeningFIFOPlan is issue 35 finding 8: a plan that
+// is a named pipe blocks tpctl in open(2) until a writer comes; one
+// SIGINT must still end it promptly with 130 (it survived two). The
+// event waited for is the kernel's: a thread of tpctl waiting in the
+// FIFO's open for its partner.
+func TestInterruptedWhileOpeningFIFOPlan(t *testing.T) {
+	bin := builtBinaries(t)
+	for _, args := range [][]string{
+		{"plan", "check", "plan.fifo", "--root", "."},
+		{"import", "--plan", "plan.fifo", "--root", ".", "--out", "snap"},
+	} {
+		t.Run(args[0], func(t *testing.T) {
+			dir := t.TempDir()
+			if err := syscall.Mkfifo(filepath.Join(dir, "plan.fifo"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd, output := startTPCTL(t, bin, dir, []string{"TUNEPLANE_CONFIG="}, args...)
+			waitUntil(t, "tpctl to block opening the FIFO", func() bool { return blockedInFIFOOpen(cmd.Process.Pid) })
+			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+				t.Fatal(err)
+			}
+			if code := waitExit(cmd); code != 130 {
+				t.Fatalf("exit %d after one SIGINT, want 130:\n%s", code, output)
+			}
+			if !strings.Contains(output.String(), "interrupted by SIGINT") {
+				t.Errorf("the message does not say it was interrupted:\n%s", output)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "snap")); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("left --out behind: %v", err)
+			}
+		})
+	}
+}
+
+// blockedInFIFOOpen reports whether a thread of pid waits in the open of a
+// FIFO for its writer (Linux: wchan wait_for_partner).
+func blockedInFIFOOpen(pid int) bool {
+	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "wchan"))
+	for _, w := range tasks {
+		if b, err := os.ReadFile(w); err == nil && strings.TrimSpace(string(b)) == "wait_for_partner" {
+			return true
+		}
+	}
+	return false
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/planfile"
-	"github.com/tuneplane/tpctl/redact"
 )
 
 // newPlanCmd is the group of tpctl plan check, plan init and plan set.
@@ -43,7 +42,7 @@ type planCheckOptions struct {
 // newPlanCheckCmd is tpctl plan check; runF nil is planCheckRun.
 func newPlanCheckCmd(a *app, runF func(context.Context, *app, *planCheckOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(_ context.Context, a *app, o *planCheckOptions) error { return planCheckRun(a, o) }
+		runF = planCheckRun
 	}
 	opts := &planCheckOptions{}
 	cmd := &cobra.Command{
@@ -77,7 +76,7 @@ Exit status: 0 the plan is valid (warnings allowed unless --strict);
 	return cmd
 }
 
-func planCheckRun(a *app, opts *planCheckOptions) error {
+func planCheckRun(ctx context.Context, a *app, opts *planCheckOptions) error {
 	s := a.io
 	if opts.Root != "" {
 		fi, err := os.Stat(opts.Root)
@@ -91,10 +90,11 @@ func planCheckRun(a *app, opts *planCheckOptions) error {
 		}
 	}
 	_, rep, err := planfile.Load(opts.Plan, planfile.Options{
+		Context:               ctx,
 		Root:                  opts.Root,
 		Strict:                opts.Strict,
 		AllowUnverifiedFormat: opts.AllowUnverifiedFormat,
-		Scanner:               redact.NewScanner(os.Environ()),
+		Scanner:               a.secrets.scanner(),
 	})
 	if err != nil {
 		return inputErr(err, "check the PLAN path; 'tpctl plan init --root JOBDIR' drafts a plan from a Harbor job")
@@ -103,10 +103,10 @@ func planCheckRun(a *app, opts *planCheckOptions) error {
 	case outputJSON:
 		err = writePlanJSON(s.Out, rep)
 	case outputGitHub:
-		err = writePlanGitHub(s.Out, s.ErrOut, "tpctl plan check", rep)
+		err = writePlanGitHub(a.secrets, s.Out, s.ErrOut, "tpctl plan check", rep)
 	default:
 		a.page()
-		err = writePlanText(s, rep)
+		err = writePlanText(s, a.secrets.mask, rep)
 	}
 	if err != nil {
 		return fmt.Errorf("failed to write the report: %w", err)
@@ -150,7 +150,7 @@ func countSeverities(fs []planfile.Finding) (errs, warns int) {
 	return
 }
 
-func writePlanText(s *ui.Streams, rep *planfile.Report) error {
+func writePlanText(s *ui.Streams, mask func(string) string, rep *planfile.Report) error {
 	st := s.Styles()
 	var sb strings.Builder
 	for _, f := range rep.Findings {
@@ -181,7 +181,7 @@ func writePlanText(s *ui.Streams, rep *planfile.Report) error {
 	sb.WriteString(summary + "\n")
 	// Each finding still starts with its file:line:col; a long one
 	// continues on indented lines.
-	_, err := io.WriteString(s.Out, ui.Wrap(sb.String(), s.Width()))
+	_, err := io.WriteString(s.Out, ui.Wrap(sb.String(), s.Width(), mask))
 	return err
 }
 
@@ -257,7 +257,14 @@ func setPlanValue(plan, pointer string, value []byte) error {
 	if fi, err := os.Stat(plan); err == nil {
 		perm = fi.Mode().Perm()
 	}
-	if err := safefs.WriteFile(plan, out, perm); err != nil {
+	// A snapshot's plan.json is never edited in place (it would break
+	// the snapshot), nor a plan that is a link or not a regular file.
+	if err := safefs.WriteBeside(plan, out, perm, true); err != nil {
+		var inside *safefs.InsideSnapshotError
+		var notRegular *safefs.NotRegularError
+		if errors.As(err, &inside) || errors.As(err, &notRegular) {
+			return err
+		}
 		return fmt.Errorf("failed to write %s: %w", plan, err)
 	}
 	return nil

@@ -91,6 +91,9 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 		return usageErr(fmt.Errorf("--root is required"), "tpctl plan init --root JOBDIR")
 	}
 	if opts.Out != "" {
+		if err := safefs.CheckOutside(opts.Out); err != nil {
+			return err
+		}
 		if err := safefs.MustNotExist(opts.Out); err != nil {
 			return usageErr(err, "choose a new --out file; init never overwrites a plan")
 		}

@@ -74,7 +74,7 @@ func planLockRun(_ context.Context, a *app, o *planLockOptions) error {
 	if err != nil {
 		return inputErr(err)
 	}
-	c, err := planlock.Create(planlock.Options{Plan: o.Plan, PolicyFile: o.Policy, Out: o.Out, PowerFile: o.Power, Key: key})
+	c, err := planlock.Create(planlock.Options{Plan: o.Plan, PolicyFile: o.Policy, Out: o.Out, PowerFile: o.Power, Key: key, Gate: a.secrets.scanner()})
 	if err != nil {
 		return lockErr(err)
 	}
@@ -91,8 +91,8 @@ func planLockRun(_ context.Context, a *app, o *planLockOptions) error {
 		state = "unchanged (it already holds this lock)"
 	}
 	fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("locked %s (%s, plan sha256 %s) and policy %s (sha256 %s) with keyid %s: %s %s",
-		ui.Printable(o.Plan), ui.Plural(c.PlannedTrials, "planned trial"), c.PlanSHA256, ui.Printable(o.Policy), c.PolicySHA256, c.KeyID, state, ui.Printable(c.Out)), a.io.Width()))
-	fmt.Fprintln(a.io.Out, ui.Wrap("the signature proves "+planlock.Proves+"; it does not prove "+planlock.DoesNotProve, a.io.Width()))
+		ui.Printable(o.Plan), ui.Plural(c.PlannedTrials, "planned trial"), c.PlanSHA256, ui.Printable(o.Policy), c.PolicySHA256, c.KeyID, state, ui.Printable(c.Out)), a.io.Width(), a.secrets.mask))
+	fmt.Fprintln(a.io.Out, ui.Wrap("the signature proves "+planlock.Proves+"; it does not prove "+planlock.DoesNotProve, a.io.Width(), a.secrets.mask))
 	return nil
 }
 

@@ -101,13 +101,13 @@ func planPowerRun(ctx context.Context, a *app, o *planPowerOptions) error {
 			*power.Result
 		}{"power_plan", res})
 	}
-	return writePower(a.io.Out, a.io.Width(), res)
+	return writePower(a.io.Out, a.io.Width(), a.secrets.mask, res)
 }
 
 // writePower is the terminal view of a power plan: a tasks × repeats
 // table of powers, the recommendation, what repeats cannot buy, the
 // paired plan and the notes.
-func writePower(w io.Writer, width int, r *power.Result) error {
+func writePower(w io.Writer, width int, mask func(string) string, r *power.Result) error {
 	var b strings.Builder
 	rate := "—"
 	if r.Pilot.SuccessRate != nil {
@@ -115,7 +115,7 @@ func writePower(w io.Writer, width int, r *power.Result) error {
 	}
 	fmt.Fprintf(&b, "power of policy %s (%s) from pilot %s (%s, %s, success %s); %d simulated rounds per design, seed %d, judged by tpctl gate's code\n\n",
 		ui.Printable(r.Policy), strings.Join(r.PolicyRules, ", "), ui.Printable(r.Pilot.Dir), ui.Plural(r.Pilot.Tasks, "task"), ui.Plural(r.Pilot.Planned, "planned trial"), rate, r.Simulations, r.Seed)
-	if _, err := io.WriteString(w, ui.Wrap(b.String(), width)); err != nil {
+	if _, err := io.WriteString(w, ui.Wrap(b.String(), width, mask)); err != nil {
 		return err
 	}
 	b.Reset()
@@ -152,6 +152,7 @@ func writePower(w io.Writer, width int, r *power.Result) error {
 		}
 		t.Rows = append(t.Rows, row)
 	}
+	t.Mask = mask
 	if err := ui.Columns(w, width, t); err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func writePower(w io.Writer, width int, r *power.Result) error {
 	for _, n := range r.Notes {
 		fmt.Fprintf(&b, "note: %s\n", n)
 	}
-	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width, mask))
 	return err
 }
 

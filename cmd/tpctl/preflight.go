@@ -17,7 +17,6 @@ import (
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 	"github.com/tuneplane/tpctl/preflight"
-	"github.com/tuneplane/tpctl/redact"
 )
 
 // preflightOptions is everything `tpctl preflight` needs, resolved from
@@ -126,7 +125,7 @@ func preflightRun(ctx context.Context, a *app, opts *preflightOptions) error {
 		// would carry a known secret (quoted from the job or catalog) is
 		// not written; the printed report is masked by the output gate.
 		if b, err := rep.JSON(); err == nil {
-			saveErr = redact.NewScanner(os.Environ()).CheckPayload("the report for "+strconv.Quote(opts.Report), b)
+			saveErr = a.secrets.scanner().CheckPayload("the report for "+strconv.Quote(opts.Report), b)
 		}
 		if saveErr == nil {
 			cleanFileLeftovers(a.io.ErrOut, opts.Report)
@@ -148,7 +147,7 @@ func preflightRun(ctx context.Context, a *app, opts *preflightOptions) error {
 		if err := writePreflightGitHub(a, rep, opts.Job, opts.Catalog); err != nil {
 			return err
 		}
-	} else if err := printPreflight(a.io, rep, opts.Report); err != nil {
+	} else if err := printPreflight(a.io, a.secrets.mask, rep, opts.Report); err != nil {
 		return err
 	}
 	if saveErr != nil {
@@ -193,7 +192,7 @@ func checkReportPath(report, job, catalog string) error {
 // printPreflight writes the human report: on a terminal a table that fits
 // its width (ui.Columns, reasons wrapped, never cut), otherwise stable
 // tab-separated lines.
-func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
+func printPreflight(io *ui.Streams, mask func(string) string, rep *preflight.Report, saved string) error {
 	st := io.Styles()
 	w := &pfErrWriter{w: io.Out}
 	statusStyle := func(s preflight.Status) lipgloss.Style {
@@ -206,7 +205,7 @@ func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 		return st.Warn
 	}
 	width := io.Width()
-	fmt.Fprintln(w, ui.Wrap(st.Heading.Render("preflight")+" "+pfPrintable(rep.Job), width))
+	fmt.Fprintln(w, ui.Wrap(st.Heading.Render("preflight")+" "+pfPrintable(rep.Job), width, mask))
 	if io.IsStdoutTTY() {
 		t := ui.Table{
 			Header:   []string{st.Bold.Render("CHECK"), st.Bold.Render("STATUS"), st.Bold.Render("REASON")},
@@ -220,6 +219,7 @@ func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 			}
 			t.Rows = append(t.Rows, []string{pfPrintable(c.ID), statusStyle(c.Status).Render(string(c.Status)), reason})
 		}
+		t.Mask = mask
 		if err := ui.Columns(w, width, t); err != nil {
 			return err
 		}
@@ -238,7 +238,7 @@ func printPreflight(io *ui.Streams, rep *preflight.Report, saved string) error {
 		verdict = st.Error.Render("not ready")
 	}
 	line := func(format string, args ...any) {
-		fmt.Fprintln(w, ui.Wrap(fmt.Sprintf(format, args...), width))
+		fmt.Fprintln(w, ui.Wrap(fmt.Sprintf(format, args...), width, mask))
 	}
 	line("%s: %d pass, %d fail, %d unchecked (unchecked items were not checked; they are not passes)", verdict, s.Pass, s.Fail, s.Unchecked)
 	line("checked at %s by %s", rep.CheckedAt, rep.ToolVersion)
@@ -346,8 +346,8 @@ func preflightVerifyRun(_ context.Context, a *app, opts *preflightVerifyOptions)
 		return nil
 	}
 	if !v.Applies && a.output == outputGitHub {
-		fmt.Fprint(a.io.Out, annotation{level: "error", file: jobPath, title: "preflight report out of date", message: fmt.Sprintf("report %s does not apply: %s (%s)", reportPath, v.Reason, rerun)})
-		appendStepSummary(a.io.ErrOut, fmt.Sprintf("### ❌ tpctl preflight verify-report %s %s: does not apply\n\n%s\n\n", mdCode(reportPath), mdCode(jobPath), mdCell(v.Reason)))
+		fmt.Fprint(a.io.Out, annotation{level: "error", file: jobPath, title: "preflight report out of date", message: fmt.Sprintf("report %s does not apply: %s (%s)", reportPath, v.Reason, rerun)}.format(a.secrets))
+		a.secrets.appendStepSummary(a.io.ErrOut, fmt.Sprintf("### ❌ tpctl preflight verify-report %s %s: does not apply\n\n%s\n\n", a.secrets.mdCode(reportPath), a.secrets.mdCode(jobPath), a.secrets.mdCell(v.Reason)))
 		return silentFinding(errors.New(v.Reason))
 	}
 	if !v.Applies {

@@ -231,7 +231,7 @@ func TestPreflightEscapesControlCharacters(t *testing.T) {
 	for _, tty := range []bool{false, true} {
 		streams, _, out, _ := ui.Test()
 		streams.SetTTY(tty, tty)
-		if err := printPreflight(streams, rep, ""); err != nil {
+		if err := printPreflight(streams, nil, rep, ""); err != nil {
 			t.Fatal(err)
 		}
 		s := out.String()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tuneplane/tpctl/attest"
 	"github.com/tuneplane/tpctl/compare"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/report"
@@ -110,7 +111,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 			return attestInputErr(err)
 		}
 		if !rep.OK {
-			if err := writeAttestReport(a.io.ErrOut, a.io.Width(), rep); err != nil {
+			if err := writeAttestReport(a.io.ErrOut, a.io.Width(), a.secrets.mask, rep); err != nil {
 				return err
 			}
 			return findingErr(fmt.Errorf("the attestation %q does not hold for %v; no report written", o.Attestation, dirs),
@@ -145,7 +146,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 	// A report is a file that leaves the machine (mailed, attached to a
 	// CI run): a page that would carry a known secret - from a snapshot
 	// edited after import - is refused, as upload refuses to send it.
-	scanner := redact.NewScanner(os.Environ())
+	scanner := a.secrets.scanner()
 	check := func(page []byte) error { return scanner.CheckPayload("the report for "+strconv.Quote(o.Out), page) }
 	if o.Out == "-" {
 		var buf bytes.Buffer
@@ -156,6 +157,11 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 			return reportSecretErr(err)
 		}
 		_, err := a.stdout().Write(buf.Bytes())
+		return err
+	}
+	// Refused before its folder is made: a folder made inside a
+	// snapshot would already break it.
+	if err := safefs.CheckOutside(o.Out, dirs...); err != nil {
 		return err
 	}
 	// --out reports/x.html works on a fresh clone: the folder is made
@@ -173,8 +179,6 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		case errors.Is(err, fs.ErrExist):
 			// One thing said: it exists, and --force replaces it.
 			return usageErr(fmt.Errorf("%q already exists", o.Out), "pass --force to replace it, or choose another --out")
-		case errors.Is(err, report.ErrInsideSnapshot):
-			return usageErr(err, "write the report beside the snapshot, not inside it: an unlisted file makes the snapshot fail verification")
 		case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
 			return usageErr(err, "check that the folder of --out exists and is writable")
 		}
@@ -208,5 +212,5 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 // reportSecretErr is the refusal of a page that would carry a known
 // secret: a finding (exit 1), as for upload, with nothing written.
 func reportSecretErr(err error) error {
-	return findingErr(err, "nothing was written; the scan never prints the matching text: re-create the snapshot with tpctl import from sources without the secret")
+	return findingErr(err, secretHint)
 }

@@ -19,7 +19,6 @@ import (
 	"github.com/tuneplane/tpctl/internal/supervise"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/producers"
-	"github.com/tuneplane/tpctl/redact"
 )
 
 // Output formats accepted by --output.
@@ -48,8 +47,9 @@ type app struct {
 	prog     *ui.Progress
 	stopProg func()
 
-	// forgetSecrets undoes gateConfigSecrets when the run ends.
-	forgetSecrets func()
+	// secrets is the registry of this invocation's secrets (secretgate.go),
+	// passed to everything that prints, writes, uploads or signs.
+	secrets *secrets
 
 	// noPager is --no-pager; stopPager ends the pager page started.
 	noPager   bool
@@ -180,7 +180,10 @@ func (a *app) loadConfig(cmd *cobra.Command) error {
 	if cmd.Flags().Changed("color") {
 		a.io.SetColorMode(a.color)
 	}
-	a.forgetSecrets = gateConfigSecrets(cf, a.io.ErrOut, a.jsonOutput())
+	if a.secrets == nil { // an app made by a unit test; runWith makes one
+		a.secrets = &secrets{}
+	}
+	a.secrets.load(processEnviron(), cf, a.io.ErrOut, a.jsonOutput())
 	if a.noColor {
 		a.io.SetColorEnabled(false)
 	}
@@ -270,19 +273,13 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 	// prints, a known secret value or credential pattern quoted in it (a
 	// result's task_name, an ATIF step source, a server's answer) is
 	// masked on its way out.
-	streams.Filter(redact.ProcessWriter)
 	// Table cells and wrapped text are masked before they are cut or
-	// folded to the terminal's width.
-	oldMask := ui.SetMask(redact.ProcessMask())
-	defer func() { ui.SetMask(oldMask) }()
+	// folded to the terminal's width, with the same registry (a.secrets).
+	sec := newSecrets(processEnviron())
+	streams.Filter(sec.writer)
 	// Errors go to the real stderr even when --quiet silences the rest.
 	errOut := streams.ErrOut
-	a := &app{io: streams, data: streams.Out}
-	defer func() {
-		if a.forgetSecrets != nil {
-			a.forgetSecrets()
-		}
-	}()
+	a := &app{io: streams, data: streams.Out, secrets: sec}
 	root := newRootCmd(a)
 	root.SetArgs(args)
 	root.SetIn(streams.In)
@@ -316,7 +313,7 @@ func runWith(parent context.Context, streams *ui.Streams, args []string) int {
 				if ce != nil {
 					hints = ce.hints
 				}
-				writeErrorGitHub(a.data, errOut, err, hints)
+				writeErrorGitHub(a.secrets, a.data, errOut, err, hints)
 			}
 		}
 	}

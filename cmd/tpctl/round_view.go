@@ -10,6 +10,7 @@ import (
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -112,11 +113,11 @@ func duration(sec float64) string {
 // writeTriage ends a round's summary: the worst few non-success trials
 // with their why (failures first, the largest group first), then the
 // commands that show more.
-func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int, s ui.Styles) {
+func writeTriage(w io.Writer, width int, mask func(string) string, dir string, f *roundFacts, planned int, s ui.Styles) {
 	groups := f.Triage.Groups()
 	fit := func(line string) string {
 		if width > 0 {
-			return clip(line, width)
+			return redact.Clip(mask, line, width)
 		}
 		return line
 	}

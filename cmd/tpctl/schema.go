@@ -104,7 +104,7 @@ func writeSchemaList(a *app, list []schemas.Schema) error {
 		}
 		rows = append(rows, []cell{{text: s.Name}, {text: kind}, {text: s.Title}})
 	}
-	writeColumns(&b, a.io.Width(), rows)
+	writeColumns(&b, a.io.Width(), a.secrets.mask, rows)
 	_, err := io.WriteString(a.io.Out, b.String())
 	return err
 }

@@ -186,7 +186,7 @@ func runSnapshotShow(a *app, dir string) error {
 		}
 		fmt.Fprintf(a.io.Out, "  %s  %s retry %d  %s/%s%s\n", termsafe.Escape(h.File), termsafe.Escape(h.TrialID), h.TrialAttempt, count(h.Messages), ui.Plural(h.TotalMessages, "message"), cut)
 	}
-	writeTriage(a.io.Out, a.io.Width(), dir, facts, m.Counts.Expected, a.io.Styles())
+	writeTriage(a.io.Out, a.io.Width(), a.secrets.mask, dir, facts, m.Counts.Expected, a.io.Styles())
 	return nil
 }
 
@@ -234,8 +234,13 @@ func runSnapshotVerify(a *app, dir string) error {
 			fmt.Fprintf(a.io.Out, "%s %s %s: %s\n", st.Error.Render("problem"), p.Code, termsafe.Escape(p.File), termsafe.Escape(p.Message))
 		}
 		if rep.OK {
-			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width()))
+			fmt.Fprintln(a.io.Out, ui.Wrap(fmt.Sprintf("%s %s: every file matches and the round ID recomputes to %s", st.OK.Render("ok"), termsafe.Escape(dir), termsafe.Escape(rep.RoundID)), a.io.Width(), a.secrets.mask))
 		}
+	}
+	if !rep.OK && snapshot.OnlyReadErrors(rep.Problems) {
+		// The machine failed, not the snapshot: unreadable input (2),
+		// said as an I/O error, never as a failed verification.
+		return inputErr(&snapshot.VerifyError{Dir: dir, Problems: rep.Problems})
 	}
 	if !rep.OK {
 		if a.jsonOutput() || a.output == outputGitHub {
@@ -287,7 +292,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 			return writeTaskLines(a.io.Out, rows)
 		}
 		a.page()
-		return writeTaskTable(a.io.Out, a.io.Width(), rows, st)
+		return writeTaskTable(a.io.Out, a.io.Width(), a.secrets.mask, rows, st)
 	}
 	if tv.Trial != "" {
 		d, err := r.Detail(tv.Trial)
@@ -301,13 +306,13 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 			}{"trial", d})
 		}
 		a.page()
-		return writeTrial(a.io.Out, a.io.Width(), r, tv.Trial, st)
+		return writeTrial(a.io.Out, a.io.Width(), a.secrets.mask, r, tv.Trial, st)
 	}
 	if a.jsonOutput() {
 		return writeTrialLines(a.io.Out, r, tv.Filter)
 	}
 	a.page()
-	return writeTrialTable(a.io.Out, a.io.Width(), r, tv.Filter, st)
+	return writeTrialTable(a.io.Out, a.io.Width(), a.secrets.mask, r, tv.Filter, st)
 }
 
 // unknownValueErr is exit 2 for a status, reason, task or trial that names

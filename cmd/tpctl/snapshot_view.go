@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -31,7 +32,7 @@ func writeTrialLines(w io.Writer, r *report.Round, f report.Filter) error {
 // width, one line a trial (at a narrow width DETAIL, then BODY, then
 // EXCEPTION are left out before the rows are stacked), followed by how
 // many were shown and which columns were left out.
-func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s ui.Styles) error {
+func writeTrialTable(w io.Writer, width int, mask func(string) string, r *report.Round, f report.Filter, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w) // whole lines: the secret gate masks each Write
 	t := ui.Table{
 		Header: []string{"STATUS", "TRIAL", "REASON", "REWARD", "EXCEPTION", "ATTEMPTS", "BODY", "DETAIL"},
@@ -49,12 +50,13 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 			body = strconv.Itoa(len(l.Trajectories))
 		}
 		t.Rows = append(t.Rows, []string{report.Glyph(tr.Status) + " " + tr.Status, ui.Cell(tr.ID), ui.Cell(orDash(l.Reason)),
-			reward(l.Reward), ui.Cell(orDash(l.ExceptionType)), strconv.Itoa(l.Attempts), body, ui.Cell(clip(orDash(l.Detail), maxDetailCell))})
+			reward(l.Reward), ui.Cell(orDash(l.ExceptionType)), strconv.Itoa(l.Attempts), body, ui.Cell(redact.Clip(mask, orDash(l.Detail), maxDetailCell))})
 	}
 	t, dropped := t.Fit(width)
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
+	t.Mask = mask
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 	if len(dropped) > 0 {
 		left = fmt.Sprintf(" (%s left out to fit %d columns: --trial ID or --output json has them)", strings.Join(dropped, ", "), width)
 	}
-	fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s of %s shown%s", ui.Count(int64(len(t.Rows))), ui.Plural(len(r.Trials), "planned trial"), left), width))
+	fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s of %s shown%s", ui.Count(int64(len(t.Rows))), ui.Plural(len(r.Trials), "planned trial"), left), width, mask))
 	return bw.Flush()
 }
 
@@ -73,7 +75,7 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 // The result and attempts wrap at width (0: no limit), hashes and paths
 // kept whole; the bodies are printed as they are, their lines being the
 // conversation's own.
-func writeTrial(w io.Writer, width int, r *report.Round, id string, s ui.Styles) error {
+func writeTrial(w io.Writer, width int, mask func(string) string, r *report.Round, id string, s ui.Styles) error {
 	d, err := r.Detail(id)
 	if err != nil {
 		return err
@@ -83,7 +85,7 @@ func writeTrial(w io.Writer, width int, r *report.Round, id string, s ui.Styles)
 	bw := &head
 	// flush writes the wrapped head; called once, before the bodies.
 	flush := func() error {
-		_, err := io.WriteString(out, ui.Wrap(head.String(), width))
+		_, err := io.WriteString(out, ui.Wrap(head.String(), width, mask))
 		head.Reset()
 		return err
 	}
@@ -200,15 +202,6 @@ func reward(v *float64) string {
 // line stays under 200 cells; --trial ID prints the detail whole.
 const maxDetailCell = 72
 
-// clip cuts s to at most n runes, marking a cut with "…".
-func clip(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n-1]) + "…"
-}
-
 // writeExplanation writes an attempt's detail, timing, usage and agent
 // (tpctl-snapshot/3), one indented line each, when it has them, and the
 // verifier's own words under them.
@@ -268,7 +261,7 @@ func writeTaskLines(w io.Writer, rows []snapshot.TaskSummary) error {
 // a line counting the flags. A rate is shown with the trials it stands on
 // ("100.0% of 1 scored, 3 planned"); at a narrow width the columns least
 // needed to read a task's state are left out first.
-func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.Styles) error {
+func writeTaskTable(w io.Writer, width int, mask func(string) string, rows []snapshot.TaskSummary, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w)
 	hat := "PASS^K"
 	if len(rows) > 0 && rows[0].K > 0 {
@@ -306,12 +299,13 @@ func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.St
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
+	t.Mask = mask
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
 	fmt.Fprintf(bw, "%s · %s flaky · %s always_fail · %s infra_prone · %s low_coverage\n", ui.Plural(len(rows), "task"), count(flaky), count(fail), count(infra), count(low))
 	if len(dropped) > 0 {
-		fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s left out to fit %d columns (--output json has them)", strings.Join(dropped, ", "), width), width))
+		fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s left out to fit %d columns (--output json has them)", strings.Join(dropped, ", "), width), width, mask))
 	}
 	return bw.Flush()
 }

@@ -38,7 +38,7 @@ func TestWriteTrialTable(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := writeTrialTable(&out, 0, r, tc.filter, plain()); err != nil {
+			if err := writeTrialTable(&out, 0, nil, r, tc.filter, plain()); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, *update, out.Bytes(), "snapshot-trials-"+tc.name+".txt")
@@ -83,13 +83,13 @@ func TestWriteTrial(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			if err := writeTrial(&out, 0, r, tc.id, plain()); err != nil {
+			if err := writeTrial(&out, 0, nil, r, tc.id, plain()); err != nil {
 				t.Fatal(err)
 			}
 			golden.Check(t, *update, out.Bytes(), "snapshot-trial-"+tc.name+".txt")
 		})
 	}
-	if err := writeTrial(&bytes.Buffer{}, 0, r, "nope#0", plain()); !errors.Is(err, report.ErrNoTrial) {
+	if err := writeTrial(&bytes.Buffer{}, 0, nil, r, "nope#0", plain()); !errors.Is(err, report.ErrNoTrial) {
 		t.Errorf("unknown trial: %v, want ErrNoTrial", err)
 	}
 }
@@ -103,10 +103,10 @@ func TestWriteTrialEscapesControlCharacters(t *testing.T) {
 		{Role: "tool", Content: "line one\nline two \x1b[31mred\x1b[0m", CallID: reporttest.Ptr("c\x1b")},
 	}}})
 	var table, detail bytes.Buffer
-	if err := writeTrialTable(&table, 0, r, report.Filter{}, plain()); err != nil {
+	if err := writeTrialTable(&table, 0, nil, r, report.Filter{}, plain()); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeTrial(&detail, 0, r, r.Trials[0].ID, plain()); err != nil {
+	if err := writeTrial(&detail, 0, nil, r, r.Trials[0].ID, plain()); err != nil {
 		t.Fatal(err)
 	}
 	for name, out := range map[string]string{"table": table.String(), "detail": detail.String()} {

@@ -28,7 +28,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost)
 	}
 	row := func(k, v string) {
 		if strings.Contains(v, " ") {
-			v = strings.ReplaceAll(ui.Wrap(v, room), "\n", "\n"+strings.Repeat(" ", valueAt))
+			v = strings.ReplaceAll(ui.Wrap(v, room, a.secrets.mask), "\n", "\n"+strings.Repeat(" ", valueAt))
 		}
 		fmt.Fprintf(w, "%s%s %s\n", st.Bold.Render(k), strings.Repeat(" ", max(valueAt-1-len(k), 0)), v)
 	}

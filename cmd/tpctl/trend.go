@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
-	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/trend"
 )
@@ -70,9 +69,18 @@ that is not a snapshot or fails verification.`,
 }
 
 func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
-	if opts.Out != "" && !opts.Force {
-		if err := safefs.MustNotExist(opts.Out); err != nil {
-			return usageErr(err, "pass --force to replace it")
+	// The page is refused up front where it could never be written:
+	// inside a snapshot, over something not a regular file, or over a
+	// file without --force (safefs.WriteBeside checks again at the write).
+	if opts.Out != "" {
+		if err := safefs.CheckOutside(opts.Out, opts.Snapshots...); err != nil {
+			return err
+		}
+		if err := safefs.CheckReplaceable(opts.Out, opts.Force); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return usageErr(err, "pass --force to replace it")
+			}
+			return err
 		}
 	}
 	a.startProgress().Phase("verifying snapshots", 0, "")
@@ -97,10 +105,10 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := redact.NewScanner(os.Environ()).CheckPayload("the trend page "+strconv.Quote(opts.Out), page); err != nil {
-			return inputErr(err)
+		if err := a.secrets.scanner().CheckPayload("the trend page "+strconv.Quote(opts.Out), page); err != nil {
+			return findingErr(err, secretHint)
 		}
-		if err := safefs.WriteFile(opts.Out, page, 0o644); err != nil {
+		if err := safefs.WriteBeside(opts.Out, page, 0o644, opts.Force, opts.Snapshots...); err != nil {
 			return err
 		}
 	}
@@ -111,7 +119,7 @@ func trendRun(ctx context.Context, a *app, opts *trendOptions) error {
 		}{"trend", res})
 	}
 	a.page()
-	if err := writeTrend(a.io.Out, a.io.Width(), res); err != nil {
+	if err := writeTrend(a.io.Out, a.io.Width(), a.secrets.mask, res); err != nil {
 		return err
 	}
 	if opts.Out != "" {

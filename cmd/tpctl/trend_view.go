@@ -20,10 +20,10 @@ const trendListLimit = 10
 // writeTrend is the terminal view of a trend: one row per round (a table
 // that fits width, ui.Columns), then the paired differences and the
 // regressed tasks, wrapped to width.
-func writeTrend(w io.Writer, width int, r *trend.Result) error {
+func writeTrend(w io.Writer, width int, mask func(string) string, r *trend.Result) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "trend over %s of one protocol (dataset %s…, cohort %s…)\n\n", ui.Plural(len(r.Rounds), "round"), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))])
-	if _, err := io.WriteString(w, ui.Wrap(b.String(), width)); err != nil {
+	if _, err := io.WriteString(w, ui.Wrap(b.String(), width, mask)); err != nil {
 		return err
 	}
 	b.Reset()
@@ -60,6 +60,7 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		t.Drop = []int{4}
 	}
 	t, dropped := t.Fit(width)
+	t.Mask = mask
 	if err := ui.Columns(w, width, t); err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 			fmt.Fprintf(&b, "  %-16s regressed: %s%s\n", "", strings.Join(names, ", "), more)
 		}
 	}
-	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
+	_, err := io.WriteString(w, ui.Wrap(b.String(), width, mask))
 	return err
 }
 

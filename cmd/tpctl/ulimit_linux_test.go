@@ -92,3 +92,87 @@ func lastLine(b []byte) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	return lines[len(lines)-1]
 }
+
+// TestEveryCommandUnderDescriptorLimit is issue 35 finding 4 through the
+// binary: under a real `ulimit -n` from 8 up (below, the Go runtime itself
+// cannot start), no command that reads a snapshot or writes beside one
+// panics (export dereferenced nil when a table file could not be opened);
+// each either does its work (exit 0) or fails loudly with a non-zero exit,
+// says it was an I/O error, and leaves no output behind.
+func TestEveryCommandUnderDescriptorLimit(t *testing.T) {
+	bin := filepath.Join(builtBinaries(t), "tpctl")
+	base := t.TempDir()
+	job, err := harborgen.Write(filepath.Join(base, "job"), 200)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := filepath.Join(base, "snap")
+	if b, err := exec.Command(bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(bin, "attest", "keygen", "--out", filepath.Join(base, "k.key")).CombinedOutput(); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, b)
+	}
+	commands := []struct {
+		name string
+		args func(out string) []string
+	}{
+		{"export", func(out string) []string { return []string{"export", snap, "--out", out} }},
+		{"export-csv", func(out string) []string { return []string{"export", snap, "--format", "csv", "--out", out} }},
+		{"report", func(out string) []string { return []string{"report", snap, "--out", out + ".html"} }},
+		{"trend", func(out string) []string { return []string{"trend", snap, snap, "--out", out + ".html"} }},
+		{"attest", func(out string) []string {
+			return []string{"attest", snap, "--key", filepath.Join(base, "k.key"), "--out", out + ".intoto.jsonl"}
+		}},
+		{"compare", func(string) []string { return []string{"compare", snap, snap} }},
+		{"snapshot-show", func(string) []string { return []string{"snapshot", "show", snap, "--trials"} }},
+		{"snapshot-verify", func(string) []string { return []string{"snapshot", "verify", snap} }},
+		{"upload-dry-run", func(string) []string { return []string{"upload", snap, "--dry-run"} }},
+	}
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			ok, failed := 0, 0
+			for _, n := range []int{8, 9, 10, 11, 12, 14, 16} {
+				out := filepath.Join(base, fmt.Sprintf("%s-%d", c.name, n))
+				args := c.args(out)
+				cmd := exec.Command("bash", "-c", fmt.Sprintf(`ulimit -n %d; exec "$@"`, n), "tpctl", bin)
+				cmd.Args = append(cmd.Args, args...)
+				cmd.Env = append(os.Environ(), "TUNEPLANE_CONFIG=", "NO_COLOR=1")
+				b, err := cmd.CombinedOutput()
+				text := string(b)
+				if strings.Contains(text, "panic:") || strings.Contains(text, "goroutine ") || strings.Contains(text, "SIGSEGV") {
+					t.Fatalf("ulimit -n %d: tpctl %s panicked:\n%s", n, strings.Join(args, " "), text)
+				}
+				// compare's verdict on a round with infra errors is exit 1
+				// with the comparison printed: its work, done.
+				if err == nil || c.name == "compare" && strings.Contains(text, "unchanged:") {
+					ok++
+					continue
+				}
+				failed++
+				if !strings.Contains(text, "tpctl: error:") {
+					t.Errorf("ulimit -n %d: failed (%v) without an error line:\n%s", n, err, text)
+				}
+				if strings.Contains(text, "too many open files") && !strings.Contains(text, "an I/O error") {
+					t.Errorf("ulimit -n %d: too many open files not reported as an I/O error:\n%s", n, text)
+				}
+				if strings.Contains(text, "may have been modified") {
+					t.Errorf("ulimit -n %d: an I/O error reported as tampering:\n%s", n, text)
+				}
+				for _, p := range []string{out, out + ".html", out + ".intoto.jsonl"} {
+					if fi, err := os.Stat(p); err == nil && !(c.name[:6] == "export" && fi.IsDir() && emptyDir(p)) {
+						t.Errorf("ulimit -n %d: failed but left %s", n, p)
+					}
+				}
+			}
+			t.Logf("%s: %d ok, %d failed loudly", c.name, ok, failed)
+		})
+	}
+}
+
+// emptyDir reports whether dir has no entries (export makes its --out
+// folder before it reads; a failed export leaves no partition in it).
+func emptyDir(dir string) bool {
+	es, err := os.ReadDir(dir)
+	return err == nil && len(es) == 0
+}

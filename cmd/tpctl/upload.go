@@ -112,6 +112,7 @@ func (a *app) uploadConfig() (upload.Config, error) {
 	case err != nil:
 		return cfg, usageErr(err)
 	}
+	cfg.Scanner = a.secrets.scanner()
 	return cfg, nil
 }
 
@@ -186,7 +187,7 @@ func uploadError(dir string, err error) error {
 
 // uploadDryRun prints what an upload of dir would send.
 func (a *app) uploadDryRun(dir string) error {
-	d, err := upload.Plan(dir)
+	d, err := upload.Plan(dir, a.secrets.scanner())
 	if err != nil {
 		return uploadError(dir, err)
 	}

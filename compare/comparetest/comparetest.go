@@ -50,7 +50,8 @@ const Missing = "missing"
 
 // ParseArgs reads a Spec from command-line words, as the test-only
 // mksnap command receives them: key=value options (dataset, verifier,
-// environment, harness, settings, checkpoint, outcome_rules, checksum) and
+// environment, harness, settings, checkpoint, outcome_rules, checksum,
+// detail) and
 // TASK#REPEAT=STATUS trials.
 func ParseArgs(args []string) (Spec, error) {
 	s := Spec{Trials: map[string]string{}}
@@ -76,6 +77,9 @@ func ParseArgs(args []string) (Spec, error) {
 			s.OutcomeRules = v
 		case "checksum":
 			s.TaskChecksum = v
+		case "detail":
+			// Every observed attempt's detail (the judge's one line).
+			s.Explain = func(_ string, _ int, a *snapshot.AttemptOutcome) { a.Detail = v }
 		default:
 			if !strings.Contains(k, "#") {
 				return s, fmt.Errorf("unknown option %q", k)

@@ -18,7 +18,9 @@ import (
 func Lock(path string) (unlock func(), err error) {
 	name := path + LockSuffix
 	for {
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o600)
+		// Never through a link: the lock file is made beside the path,
+		// and a link planted there must not make tpctl create its target.
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)
 		if err != nil {
 			return nil, err
 		}

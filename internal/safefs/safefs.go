@@ -5,6 +5,7 @@
 package safefs
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -355,3 +356,33 @@ func PublishDir(tmp, final string) error {
 
 // LockSuffix ends the name of the file Lock locks beside a path.
 const LockSuffix = ".lock"
+
+// OpenContext is os.Open that gives up when ctx ends: opening a named
+// pipe blocks until a writer opens it, and a signal must still stop tpctl
+// promptly (issue 35: a plan that was a FIFO survived two SIGINTs). The
+// open that was given up is finished and closed in the background.
+func OpenContext(ctx context.Context, path string) (*os.File, error) {
+	if ctx == nil || ctx.Done() == nil {
+		return os.Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, fmt.Errorf("opening %q: %w", path, context.Cause(ctx))
+	}
+}

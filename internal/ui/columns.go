@@ -35,6 +35,10 @@ type Table struct {
 	// a new line there. With less than minWrapped cells of room the rows
 	// are stacked, the value wrapped below its name.
 	WrapLast bool
+	// Mask masks the secrets of the invocation in every cell before a
+	// cut could halve one (redact.Scanner.Mask, passed by cmd/tpctl); nil
+	// masks nothing.
+	Mask func(string) string
 	// Drop lists columns (by index) that may be left out, in this order,
 	// when the table does not fit width even with its elidable columns
 	// cut: a narrow terminal keeps one line a row for as long as it can,
@@ -168,13 +172,15 @@ const gap = 2
 // its first cell on a line, then one indented "name  value" line per
 // other column, each value elided to fit. Trailing blanks are trimmed.
 func Columns(w io.Writer, width int, t Table) error {
-	t, _ = t.Fit(width)
-	// Masked before a cut could halve a secret (SetMask).
-	t.Header = maskCells(t.Header)
-	t.Rows = append([][]string(nil), t.Rows...)
-	for i, r := range t.Rows {
-		t.Rows[i] = maskCells(r)
+	// Masked before a cut could halve a secret.
+	if t.Mask != nil {
+		t.Header = maskCells(t.Mask, t.Header)
+		t.Rows = append([][]string(nil), t.Rows...)
+		for i, r := range t.Rows {
+			t.Rows[i] = maskCells(t.Mask, r)
+		}
 	}
+	t, _ = t.Fit(width)
 	rows := t.Rows
 	if t.Header != nil {
 		rows = append([][]string{t.Header}, rows...)
@@ -330,7 +336,7 @@ func stack(w io.Writer, width int, t Table) error {
 func wrapCell(c string, width int) string {
 	lines := strings.Split(c, "\n")
 	for i, l := range lines {
-		lines[i] = Wrap(l, width)
+		lines[i] = Wrap(l, width, nil)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -353,10 +359,10 @@ func fitLine(s string, width int) string {
 }
 
 // maskCells is r with every cell masked (a copy when one changed).
-func maskCells(r []string) []string {
+func maskCells(mask func(string) string, r []string) []string {
 	var out []string
 	for i, c := range r {
-		if m := masked(c); m != c {
+		if m := mask(c); m != c {
 			if out == nil {
 				out = append([]string(nil), r...)
 			}

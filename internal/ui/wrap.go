@@ -13,13 +13,16 @@ import (
 // word longer than the room is cut), and its continuation lines are
 // indented by the line's own indent plus two spaces, so a wrapped item
 // still reads as one. A style open at a break is closed before it and
-// opened again after the indent (see CloseStyles).
-func Wrap(s string, width int) string {
+// opened again after the indent (see CloseStyles). mask (the
+// invocation's redact.Scanner.Mask; nil masks nothing) runs first, so a
+// fold never splits a secret into halves no gate recognises.
+func Wrap(s string, width int, mask func(string) string) string {
 	if width <= 0 {
 		return s
 	}
-	// Masked before a fold could split a secret (SetMask).
-	s = masked(s)
+	if mask != nil {
+		s = mask(s)
+	}
 	lines := strings.Split(s, "\n")
 	var out []string
 	for _, line := range lines {

@@ -26,7 +26,7 @@ func TestWrap(t *testing.T) {
 		{"abcd abcdefghij-xyz", 10, "abcd\n  abcdefgh\n  ij-xyz"},
 	}
 	for _, tt := range tests {
-		got := Wrap(tt.in, tt.width)
+		got := Wrap(tt.in, tt.width, nil)
 		if got != tt.want {
 			t.Errorf("Wrap(%q, %d) =\n%q\nwant\n%q", tt.in, tt.width, got, tt.want)
 		}
@@ -49,5 +49,34 @@ func TestCloseStyles(t *testing.T) {
 		if got := CloseStyles(tt.in); got != tt.want {
 			t.Errorf("CloseStyles(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestWrapAndColumnsMaskFirst: the mask a caller passes runs before a fold
+// or a cut, so a secret is never printed in two halves (the gate in front
+// of the output only recognises it whole).
+func TestWrapAndColumnsMaskFirst(t *testing.T) {
+	secret := "hunter2-hunter2-hunter2-hunter2"
+	mask := func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") }
+	for _, tc := range []struct {
+		name string
+		got  func(mask func(string) string) string
+	}{
+		{"wrap", func(m func(string) string) string { return Wrap("token: "+secret+" and more words", 20, m) }},
+		{"columns", func(m func(string) string) string {
+			var b strings.Builder
+			_ = Columns(&b, 30, Table{Rows: [][]string{{"id", "detail " + secret}}, Elide: []bool{false, true}, MinElided: 4, Mask: m})
+			return b.String()
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := tc.got(nil); !strings.Contains(got, secret[:8]) {
+				t.Fatalf("without a mask the cut text should show a part of the secret (the test would prove nothing): %q", got)
+			}
+			got := tc.got(mask)
+			if strings.Contains(got, secret[:8]) {
+				t.Errorf("a part of the secret was printed: %q", got)
+			}
+		})
 	}
 }
