@@ -212,8 +212,12 @@ func TestBrowserRound(t *testing.T) {
 	if n := browsertest.Eval[int](t, b, `document.querySelectorAll('img, b').length`); n != 0 {
 		t.Errorf("%d planted elements became markup", n)
 	}
-	if n := browsertest.Eval[int](t, b, `document.scripts.length`); n != 2 {
-		t.Errorf("the page has %d script elements, want its own 2", n)
+	// Its own: the code and five data blocks, of types no browser runs.
+	if n := browsertest.Eval[int](t, b, `document.scripts.length`); n != 6 {
+		t.Errorf("the page has %d script elements, want its own 6", n)
+	}
+	if n := browsertest.Eval[int](t, b, `[...document.scripts].filter(s => !['application/json', 'text/plain', 'application/x-gzip-base64-lines'].includes(s.type)).length`); n != 1 {
+		t.Errorf("the page has %d script elements that run, want its own 1", n)
 	}
 
 	browsertest.Eval[chromedp.Void](t, b, `location.hash = ''; window.scrollTo(0, 0)`)

@@ -49,8 +49,22 @@ func TestWriteRoundDeterministicAndEscaped(t *testing.T) {
 			t.Errorf("the page contains %q unescaped", bad)
 		}
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("the page has %d </script> tags, want 2 (data and code)", n)
+	// The main data, a round's four data blocks (details, search text,
+	// bodies, their text) and the code.
+	if n := strings.Count(page, "</script>"); n != 6 {
+		t.Errorf("the page has %d </script> tags, want 6 (5 data blocks and the code)", n)
+	}
+	// The streamed read writes the same page as the loaded round.
+	var c bytes.Buffer
+	w, err := report.WriteRoundSnapshot(&c, moved, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Error("WriteRoundSnapshot's page differs from WriteRound's")
+	}
+	if w.Trials != len(r.Trials) || w.RoundID != r.Manifest.RoundID {
+		t.Errorf("WriteRoundSnapshot says %+v, want %d trials of %s", w, len(r.Trials), r.Manifest.RoundID)
 	}
 	for _, want := range []string{"Content-Security-Policy", "missing", "routing name proves nothing"} {
 		if !strings.Contains(page, want) {

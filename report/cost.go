@@ -1,0 +1,84 @@
+package report
+
+import (
+	"strconv"
+
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// costView is the round's spend, tokens and time as the page shows them,
+// from snapshot.Cost (the same computation as tpctl snapshot show):
+// unknown is never shown as 0, and every figure says how many attempts
+// it stands on.
+type costView struct {
+	All, Final, Harbor string
+	Tokens             string
+	Phases             []phaseRow
+	Known              bool
+}
+
+type phaseRow struct{ Name, Time string }
+
+func costViewOf(c snapshot.Cost) costView {
+	v := costView{All: c.Text(), Final: c.FinalText(), Harbor: c.HarborText(), Known: c.Known()}
+	tok := func(p *int64) string {
+		if p == nil {
+			return "unknown"
+		}
+		return thousands(int(*p))
+	}
+	switch {
+	case c.Attempts == 0:
+		v.Tokens = "none (no attempt)"
+	case c.WithTokens == 0:
+		v.Tokens = "unknown (no attempt reported tokens)"
+	default:
+		v.Tokens = tok(c.InputTokens) + " in (" + tok(c.CacheTokens) + " cached) · " + tok(c.OutputTokens) + " out, from " +
+			thousands(c.WithTokens) + " of " + thousands(c.Attempts) + " attempts"
+	}
+	for _, p := range []struct {
+		name string
+		t    snapshot.PhaseTime
+	}{{"environment setup", c.Phases.EnvironmentSetup}, {"agent setup", c.Phases.AgentSetup}, {"agent execution", c.Phases.AgentExecution}, {"verifier", c.Phases.Verifier}} {
+		if p.t.Seconds == nil {
+			v.Phases = append(v.Phases, phaseRow{p.name, "unknown"})
+			continue
+		}
+		v.Phases = append(v.Phases, phaseRow{p.name, duration(*p.t.Seconds) + " over " + thousands(p.t.Attempts) + " of " + thousands(c.Attempts) + " attempts"})
+	}
+	return v
+}
+
+// duration shows seconds as s, min or h with one decimal.
+func duration(sec float64) string {
+	switch {
+	case sec >= 3600:
+		return strconv.FormatFloat(sec/3600, 'f', 1, 64) + " h"
+	case sec >= 60:
+		return strconv.FormatFloat(sec/60, 'f', 1, 64) + " min"
+	}
+	return strconv.FormatFloat(sec, 'f', 1, 64) + " s"
+}
+
+// boundsView is the success rate's worst and best case over the planned
+// trials (Manski bounds): every trial that was not scored (infra_error,
+// unscored, missing) counted as a failure, or as a success.
+type boundsView struct {
+	Lo, Hi      string
+	NotScored   int
+	Planned     int
+	LoX, WidthX string
+}
+
+// boundsOf computes the bounds from the round's counts; nil for a plan
+// without trials. (The stats helper's field, when the manifest carries
+// one, says the same: docs/statistics.md.)
+func boundsOf(c snapshot.Counts) *boundsView {
+	if c.Expected == 0 {
+		return nil
+	}
+	lo := float64(c.Success) / float64(c.Expected)
+	hi := float64(c.Expected-c.Failure) / float64(c.Expected)
+	return &boundsView{Lo: pct(lo), Hi: pct(hi), NotScored: c.InfraError + c.Unscored + c.Missing, Planned: c.Expected,
+		LoX: num(100 * lo), WidthX: num(100 * (hi - lo))}
+}
