@@ -322,3 +322,54 @@ func TestWriteRoundSignature(t *testing.T) {
 		t.Error("the verified attestation is not shown (escaped)")
 	}
 }
+
+// TestSaveChecksEverything: the check sees every byte of the page, also
+// across its windows and inside the packed (compressed) blocks: a value
+// only a trial's packed evidence holds (its task_checksum) is found, a
+// value cut by a window's edge is found, and a refused page leaves no
+// file (Save) and writes nothing (Stream).
+func TestSaveChecksEverything(t *testing.T) {
+	r := reporttest.SmallRound(t, t.TempDir())
+	sum := *r.Trials[0].Observation.Evidence.TaskChecksum
+	render := func(w io.Writer) error { return report.WriteRound(w, r) }
+	var page bytes.Buffer
+	if err := render(&page); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), sum) {
+		t.Fatal("fixture: the task_checksum is in the page as written; the test needs a value only the packed blocks hold")
+	}
+	refuse := func(secret string) func([]byte) error {
+		return func(b []byte) error {
+			if bytes.Contains(b, []byte(secret)) {
+				return errors.New("refused: " + secret)
+			}
+			return nil
+		}
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	if _, err := report.Save(out, false, nil, render, refuse(sum)); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("a page carrying the value packed was saved: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused page left %d files", len(entries))
+	}
+	var stdout bytes.Buffer
+	if _, err := report.Stream(&stdout, render, refuse(sum)); err == nil || stdout.Len() != 0 {
+		t.Errorf("Stream of a refused page: %v, %d bytes written", err, stdout.Len())
+	}
+	// A value across the edge of the first window, in a page of many
+	// windows: the windows overlap.
+	big := strings.Repeat(strings.Repeat("x", 1000)+"\n", 3*report.CheckWindow/1000)
+	at := report.CheckWindow - 10
+	planted := big[:at] + "SECRET-VALUE" + big[at:]
+	text := func(w io.Writer) error { _, err := io.WriteString(w, planted); return err }
+	if _, err := report.Stream(io.Discard, text, refuse("SECRET-VALUE")); err == nil {
+		t.Error("a value across a window's edge was not found")
+	}
+	// A page the check accepts is written whole.
+	if n, err := report.Stream(&stdout, render, refuse("no such value")); err != nil || n != int64(page.Len()) || !bytes.Equal(stdout.Bytes(), page.Bytes()) {
+		t.Errorf("Stream = %d, %v; want the page's %d bytes", n, err, page.Len())
+	}
+}
