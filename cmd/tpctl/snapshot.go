@@ -13,7 +13,6 @@ import (
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -260,7 +259,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 	case tv.Tasks && !slices.Contains(snapshot.TaskSortKeys, tv.Sort):
 		return usageErr(fmt.Errorf("--sort %q is not one of %s", tv.Sort, strings.Join(snapshot.TaskSortKeys, ", ")), didYouMeanValue(report.Closest(tv.Sort, snapshot.TaskSortKeys))...)
 	}
-	if err := tv.Filter.Check(nil, outcome.Reasons()); err != nil {
+	if err := tv.Filter.Check(nil, a.producers().Reasons()); err != nil {
 		return unknownValueErr(err, dir)
 	}
 	r, err := report.LoadRound(dir)
@@ -271,7 +270,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 		}
 		return loadRoundErr(err, dir)
 	}
-	if err := tv.Filter.Check(r, outcome.Reasons()); err != nil {
+	if err := tv.Filter.Check(r, a.producers().Reasons()); err != nil {
 		return unknownValueErr(err, dir)
 	}
 	st := a.io.Styles()
