@@ -71,8 +71,8 @@ type boundsView struct {
 }
 
 // boundsOf computes the bounds from the round's counts; nil for a plan
-// without trials. (The stats helper's field, when the manifest carries
-// one, says the same: docs/statistics.md.)
+// without trials. It is the rule of snapshot.BoundsOf (branch stats,
+// issue 34), computed here until that lands; then this calls it.
 func boundsOf(c snapshot.Counts) *boundsView {
 	if c.Expected == 0 {
 		return nil

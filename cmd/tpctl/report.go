@@ -164,9 +164,10 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 	scanner := redact.NewScanner(os.Environ())
 	check := func(page []byte) error { return scanner.CheckPayload("the report for "+strconv.Quote(o.Out), page) }
 	if o.Out == "-" {
-		// Streamed through a temporary file: checked whole before a byte
-		// reaches stdout, and memory as for --out FILE.
-		_, err := report.Stream(a.stdout(), render, check)
+		// Streamed through a temporary file: checked whole, by the scanner
+		// the output filter uses, before a byte reaches stdout, so it goes
+		// out unfiltered (not scanned twice); memory as for --out FILE.
+		_, err := report.Stream(a.io.Unfiltered(), render, check)
 		var payload *redact.PayloadError
 		if errors.As(err, &payload) {
 			return reportSecretErr(err)
