@@ -20,7 +20,8 @@ type costView struct {
 type phaseRow struct{ Name, Time string }
 
 func costViewOf(c snapshot.Cost) costView {
-	v := costView{All: c.Text(), Final: c.FinalText(), Harbor: c.HarborText(), Known: c.Known()}
+	v := costView{All: coverage(c.USDAllAttempts, c.WithCost, c.Attempts, "attempt"), Final: coverage(c.USDFinalAttempts, c.FinalWithCost, c.FinalAttempts, "deciding attempt"),
+		Harbor: c.HarborText(), Known: c.Known()}
 	tok := func(p *int64) string {
 		if p == nil {
 			return "unknown"
@@ -47,6 +48,25 @@ func costViewOf(c snapshot.Cost) costView {
 		v.Phases = append(v.Phases, phaseRow{p.name, duration(*p.t.Seconds) + " over " + thousands(p.t.Attempts) + " of " + thousands(c.Attempts) + " attempts"})
 	}
 	return v
+}
+
+// coverage is snapshot.Cost's Text and FinalText with the page's
+// thousands separators: "$4.12 known for 1,700 of 2,000 attempts",
+// "unknown (none of 20 attempts reported a cost)"; never $0 for unknown.
+func coverage(usd *float64, known, of int, noun string) string {
+	switch {
+	case of == 0:
+		return "none (no " + noun + ")"
+	case usd == nil && of == 1:
+		return "unknown (the " + noun + " reported no cost)"
+	case usd == nil:
+		return "unknown (none of " + thousands(of) + " " + noun + "s reported a cost)"
+	case known == of && of == 1:
+		return snapshot.USD(*usd) + " known for the one " + noun
+	case known == of:
+		return snapshot.USD(*usd) + " known for all " + thousands(of) + " " + noun + "s"
+	}
+	return snapshot.USD(*usd) + " known for " + thousands(known) + " of " + thousands(of) + " " + noun + "s"
 }
 
 // duration shows seconds as s, min or h with one decimal.

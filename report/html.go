@@ -315,6 +315,9 @@ type rateView struct {
 	Defined            bool
 	Value, CI          string
 	Lo, Width, PointX  string
+	// BoundsLo and BoundsW place the success rate's worst-to-best band
+	// (Manski bounds); empty when every planned trial was scored.
+	BoundsLo, BoundsW, BoundsText string
 }
 
 type countRow struct {
@@ -456,6 +459,9 @@ func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, 
 	rv.Tasks = len(rows)
 	rv.Cost = costViewOf(a.data.costSum.Cost())
 	rv.Bounds = boundsOf(c)
+	if b := rv.Bounds; b != nil && b.NotScored > 0 {
+		rv.Rates[0].BoundsLo, rv.Rates[0].BoundsW, rv.Rates[0].BoundsText = b.LoX, b.WidthX, b.Lo+"–"+b.Hi
+	}
 	v.Rounds = append(v.Rounds, rv)
 	v.data = append(v.data, a.data)
 }

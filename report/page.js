@@ -547,6 +547,8 @@
     e.scrollIntoView({ block: 'start' });
   }
 
+  // span shows a long time as the page's summary does: s, min or h.
+  function span(v) { return v >= 3600 ? (v / 3600).toFixed(1) + ' h' : v >= 60 ? (v / 60).toFixed(1) + ' min' : v.toFixed(1) + ' s'; }
   function secs(v) { return v === null || v === undefined ? '—' : v.toFixed(1) + ' s'; }
   function timing(t) {
     if (!t) return '—';
@@ -788,7 +790,7 @@
         add(tr, add(el('td', 'task'), el('code', null, name)), el('td', 'num', n(T.planned[k])), el('td', 'num', n(T.scored[k])), el('td', 'num', n(T.success[k])),
           el('td', 'num', n(T.failure[k])), el('td', 'num', n(T.infra_error[k])), el('td', 'num', n(T.unscored[k])), el('td', 'num', n(T.missing[k])),
           el('td', 'num', pct(T.success_rate[k])), el('td', 'num', pct(T.pass_hat_k[k])), el('td', 'num', cost),
-          el('td', 'num', T.duration_sec[k] === null ? '—' : secs(T.duration_sec[k])), el('td', 'flags', flagsOf(T.flags[k]).join(' ') || '—'));
+          el('td', 'num', T.duration_sec[k] === null ? '—' : span(T.duration_sec[k])), el('td', 'flags', flagsOf(T.flags[k]).join(' ') || '—'));
         var go = function () { ex.setFilter(new URLSearchParams([['task', name]])); };
         tr.addEventListener('click', go);
         tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); go(); } });
