@@ -29,6 +29,9 @@ func BenchmarkReportCmd(b *testing.B) {
 	n := benchcmd.Rounds(b)
 	for _, trials := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("trials=%d", trials), func(b *testing.B) {
+			if testing.Short() && trials > 10_000 {
+				b.Skip("-short: the 10,000-trial case only")
+			}
 			snap := harborRound(b, trials, 0)
 			work := b.TempDir()
 			usage := filepath.Join(work, "usage")

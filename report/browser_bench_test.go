@@ -26,7 +26,7 @@ func harborRound(b testing.TB, n, bodies int) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	o := importer.Options{PlanPath: job.PlanPath, Root: job.Root, Out: filepath.Join(root, "snap")}
+	o := importer.Options{Producers: harborOnly(b), PlanPath: job.PlanPath, Root: job.Root, Out: filepath.Join(root, "snap")}
 	if bodies > 0 {
 		o.Transcripts = &importer.TranscriptOptions{Limit: bodies, Redactors: []string{"builtin:secrets"}}
 	}
@@ -83,6 +83,9 @@ const keystrokes = `(async () => {
 func BenchmarkBrowserInteractive(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("trials=%d", n), func(b *testing.B) {
+			if testing.Short() && n > 10_000 {
+				b.Skip("-short: the 10,000-trial case only")
+			}
 			file := writeSnapshotPage(b, harborRound(b, n, 0))
 			br := browsertest.New(b, 1280, 900)
 			var idle []float64
