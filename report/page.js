@@ -940,5 +940,11 @@
   var bySide = Object.create(null); // sides are the page's own names
   explorers.forEach(function (ex, side) { bySide[side] = ex; });
   window.tpctlReport = { ready: true, explorers: bySide, idleAt: null };
-  (window.requestIdleCallback || setTimeout)(function () { window.tpctlReport.idleAt = performance.now(); });
+  var idle = window.requestIdleCallback || setTimeout;
+  idle(function () {
+    window.tpctlReport.idleAt = performance.now();
+    // Then, while nothing else happens, find the search text's lines, so
+    // the first keystroke does not wait for it.
+    idle(function () { explorers.forEach(function (ex) { ex.round.text('search'); ex.round.text('tsearch'); }); });
+  });
 })();
