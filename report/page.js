@@ -147,7 +147,9 @@
   // attempts' details (a line each in #tp-search-SIDE), and their bodies'
   // message text (a line each in #tp-tsearch-SIDE).
   Round.prototype.hits = function (q) {
-    var hit = new Uint8Array(this.n), tr = this.r.trajectories;
+    // One array for every search, cleared: no garbage per keystroke.
+    var hit = this.hit || (this.hit = new Uint8Array(this.n)), tr = this.r.trajectories;
+    hit.fill(0);
     q = searchText(q);
     var mark = function (b, f) {
       var text = b.text, starts = b.starts, line = 0;
@@ -304,6 +306,21 @@
     return function (i) { var x = col[i]; return x === null || x < 0 ? Infinity : -x; };
   };
 
+  // order returns every trial index in the order of a sort choice (null
+  // for the canonical order), computed once per choice: ties keep the
+  // canonical order.
+  Explorer.prototype.order = function (key) {
+    if (key === 'canonical') return null;
+    this.orders = this.orders || new Map();
+    if (!this.orders.has(key)) {
+      var nrows = this.round.n, f = this.sortKey(key), keys = new Float64Array(nrows), o = new Int32Array(nrows);
+      for (var i = 0; i < nrows; i++) { keys[i] = f(i); o[i] = i; }
+      o.sort(function (a, b) { return keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b; });
+      this.orders.set(key, o);
+    }
+    return this.orders.get(key);
+  };
+
   Explorer.prototype.apply = function (keepSel) {
     var rd = this.round, r = rd.r, c = this.controls, st = c.status.value, nrows = rd.n;
     var sti = STATUSES.indexOf(st);
@@ -318,22 +335,21 @@
       for (var k = 0; k < S.length; k++) taskOK[k] = exactTask ? S[k] === tk : S[k].toLowerCase().indexOf(tkl) >= 0;
     }
     var hit = q ? rd.hits(q) : null;
-    var v = [];
-    for (var i = 0; i < nrows; i++) {
+    // The trials in the chosen order (sorted once per key), then filtered:
+    // a keystroke never sorts.
+    var order = this.order(c.sort.value);
+    var buf = this.buf || (this.buf = new Int32Array(nrows)), count = 0;
+    for (var p = 0; p < nrows; p++) {
+      var i = order ? order[p] : p;
       if (st === 'shared') { if (!(r.flags[i] & 1)) continue; }
       else if (st && r.status[i] !== sti) continue;
       if (rs && (r.reason[i] < 0 || S[r.reason[i]] !== rs)) continue;
       if (ex && (r.exception[i] < 0 || S[r.exception[i]] !== ex)) continue;
       if (taskOK && !taskOK[r.task[i]]) continue;
       if (hit && !hit[i]) continue;
-      v.push(i);
+      buf[count++] = i;
     }
-    var key = c.sort.value;
-    if (key !== 'canonical') {
-      var f = this.sortKey(key), keys = new Float64Array(nrows);
-      v.forEach(function (i) { keys[i] = f(i); });
-      v.sort(function (a, b) { return keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b; });
-    }
+    var v = buf.slice(0, count);
     var prev = keepSel && this.sel >= 0 ? this.view[this.sel] : -1;
     this.view = v;
     this.sel = v.length ? Math.max(0, prev >= 0 ? v.indexOf(prev) : 0) : -1;
