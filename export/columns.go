@@ -113,6 +113,8 @@ type Explanation struct {
 	CostUSD          *float64 `parquet:"cost_usd,optional" doc:"cost in US dollars the agent reported; null when not reported"`
 	AgentName        *string  `parquet:"agent_name,optional,dict" doc:"the agent that ran the attempt; null when not recorded"`
 	AgentModel       *string  `parquet:"agent_model,optional,dict" doc:"the model the agent used; null when not recorded"`
+	VerifierSource   *string  `parquet:"verifier_source,optional,dict" doc:"the verifier's file its own words were read from (verifier/ctrf.json, verifier/test-stdout.txt, verifier/reward.json); null when none"`
+	VerifierOutput   *string  `parquet:"verifier_output,optional" doc:"the verifier's own words: failed tests with their messages, or the last lines of its output, masked, at most 2 KiB; null when none"`
 }
 
 // explanationOf is the explanation columns of one attempt.
@@ -129,6 +131,9 @@ func explanationOf(a *snapshot.AttemptOutcome) Explanation {
 	}
 	if g := a.Agent; g != nil {
 		e.AgentName, e.AgentModel = &g.Name, g.Model
+	}
+	if v := a.Verifier; v != nil {
+		e.VerifierSource, e.VerifierOutput = &v.Source, &v.Text
 	}
 	return e
 }

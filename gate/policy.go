@@ -15,6 +15,12 @@ import (
 	"github.com/tuneplane/tpctl/internal/suggest"
 )
 
+// Values of unscored_trials.
+const (
+	UnscoredAsFailed = "count_as_failed"
+	UnscoredLeftOut  = "leave_out"
+)
+
 // Requirement values of the require rule.
 const (
 	RequireClean = "clean"
@@ -34,6 +40,18 @@ type Policy struct {
 	// NonInferiorityMargin passes when the paired 95% lower bound of
 	// candidate − baseline is at least −margin; it needs --baseline.
 	NonInferiorityMargin *float64
+	// AllowDegraded (baseline.allow_degraded) judges the baseline rule on
+	// a pair compare calls not comparable because a round is degraded,
+	// over the trials scored in both; false by default.
+	AllowDegraded bool
+	// UnscoredTrials says how min_success_rate treats planned trials that
+	// are not scored (infra_error, unscored, missing) in a degraded round:
+	// UnscoredAsFailed (the default, "" in a file that does not say)
+	// judges the worst case, UnscoredLeftOut the rate over scored trials.
+	UnscoredTrials string
+	// MaxCostUSD caps the known spend of every attempt, retries included
+	// (snapshot.Cost); most of it unknown is not enough evidence.
+	MaxCostUSD *float64
 	// Quarantine lists the tasks left out of every rule.
 	Quarantine []string
 }
@@ -62,8 +80,8 @@ func (e *PolicyError) Error() string {
 const MaxPolicySize = 1 << 20
 
 var (
-	topKeys      = []string{"require", "min_success_rate", "max_infra_error_rate", "baseline", "quarantine"}
-	baselineKeys = []string{"non_inferiority_margin"}
+	topKeys      = []string{"require", "min_success_rate", "unscored_trials", "max_infra_error_rate", "max_cost_usd", "baseline", "quarantine"}
+	baselineKeys = []string{"non_inferiority_margin", "allow_degraded"}
 )
 
 // LoadPolicy reads and strictly parses a policy file.
@@ -116,8 +134,15 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			p.Require = v.Value
 		case "min_success_rate":
 			p.MinSuccessRate, err = rate(v, k.Value, fail)
+		case "unscored_trials":
+			if v.Kind != yaml.ScalarNode || (v.Value != UnscoredAsFailed && v.Value != UnscoredLeftOut) {
+				return nil, fail(v, "", "unscored_trials must be %q (judge min_success_rate on the worst case) or %q (on the scored trials only)", UnscoredAsFailed, UnscoredLeftOut)
+			}
+			p.UnscoredTrials = v.Value
 		case "max_infra_error_rate":
 			p.MaxInfraErrorRate, err = rate(v, k.Value, fail)
+		case "max_cost_usd":
+			p.MaxCostUSD, err = dollars(v, k.Value, fail)
 		case "baseline":
 			if v.Kind != yaml.MappingNode {
 				return nil, fail(v, "", "baseline must be a mapping: baseline: {non_inferiority_margin: 0.05}")
@@ -127,6 +152,12 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 				bk, bv := v.Content[j], v.Content[j+1]
 				if err := checkKey(bk, baselineKeys, bseen, "baseline.", fail); err != nil {
 					return nil, err
+				}
+				if bk.Value == "allow_degraded" {
+					if bv.Kind != yaml.ScalarNode || bv.Tag != "!!bool" || bv.Decode(&p.AllowDegraded) != nil {
+						return nil, fail(bv, "", "baseline.allow_degraded must be true or false, got %q", bv.Value)
+					}
+					continue
 				}
 				if p.NonInferiorityMargin, err = rate(bv, "baseline."+bk.Value, fail); err != nil {
 					return nil, err
@@ -154,8 +185,8 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.NonInferiorityMargin == nil {
-		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate or baseline.non_inferiority_margin",
+	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.MaxCostUSD == nil && p.NonInferiorityMargin == nil {
+		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate, max_cost_usd or baseline.non_inferiority_margin",
 			"sets no rule")
 	}
 	return p, nil
@@ -177,6 +208,15 @@ func checkKey(k *yaml.Node, known []string, seen map[string]bool, prefix string,
 	}
 	seen[k.Value] = true
 	return nil
+}
+
+// dollars reads a finite amount of US dollars, zero or more.
+func dollars(v *yaml.Node, key string, fail func(*yaml.Node, string, string, ...any) error) (*float64, error) {
+	var x float64
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return nil, fail(v, "an amount of US dollars: max_cost_usd: 25", "%s must be a number of US dollars, 0 or more, got %q", key, v.Value)
+	}
+	return &x, nil
 }
 
 // rate reads a number in [0, 1].

@@ -98,6 +98,24 @@ func (c *CostSum) Add(o *Observation) { c.s.add(o) }
 // Cost is the sum so far.
 func (c *CostSum) Cost() Cost { return c.s.cost() }
 
+// Merge adds what o has summed to c.
+func (c *CostSum) Merge(o *CostSum) {
+	a, b := &c.s, &o.s
+	a.attempts += b.attempts
+	a.withCost += b.withCost
+	a.final += b.final
+	a.finalWithCost += b.finalWithCost
+	a.withTokens += b.withTokens
+	a.usdAll += b.usdAll
+	a.usdFinal += b.usdFinal
+	a.in, a.cache, a.out = a.in+b.in, a.cache+b.cache, a.out+b.out
+	a.inN, a.cacheN, a.outN = a.inN+b.inN, a.cacheN+b.cacheN, a.outN+b.outN
+	for j := range a.phase {
+		a.phase[j] += b.phase[j]
+		a.phaseN[j] += b.phaseN[j]
+	}
+}
+
 type costSum struct {
 	attempts, withCost, final, finalWithCost, withTokens int
 	usdAll, usdFinal                                     float64

@@ -135,7 +135,11 @@ func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int,
 				for _, g := range groups[i:] {
 					rest += g.Count
 				}
-				fmt.Fprintf(w, "  … and %s in %s more\n", ui.Plural(rest, "trial"), ui.Plural(len(groups)-i, "group"))
+				more := "groups"
+				if len(groups)-i == 1 {
+					more = "group"
+				}
+				fmt.Fprintf(w, "  … and %d more %s (%s)\n", len(groups)-i, more, ui.Plural(rest, "trial"))
 				break
 			}
 			head := report.Glyph(g.Status) + " " + g.Status
@@ -145,7 +149,11 @@ func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int,
 			if g.ExceptionType != "" {
 				head += " " + g.ExceptionType
 			}
-			fmt.Fprintln(w, fit(fmt.Sprintf("  %s  %s", s.Bold.Render(termsafe.Escape(head)), ui.Plural(g.Count, "trial"))))
+			// Cut as plain text, then styled: a style cut open would run
+			// into the next line.
+			line := fit(fmt.Sprintf("  %s  %s", termsafe.Escape(head), ui.Plural(g.Count, "trial")))
+			bold := min(len(line), 2+len(termsafe.Escape(head)))
+			fmt.Fprintln(w, "  "+s.Bold.Render(line[2:bold])+line[bold:])
 			for _, e := range g.Examples {
 				why := e.Detail
 				if why == "" {

@@ -210,7 +210,8 @@ func clip(s string, n int) string {
 }
 
 // writeExplanation writes an attempt's detail, timing, usage and agent
-// (tpctl-snapshot/3), one indented line each, when it has them.
+// (tpctl-snapshot/3), one indented line each, when it has them, and the
+// verifier's own words under them.
 func writeExplanation(w io.Writer, a *snapshot.AttemptOutcome) {
 	if a.Detail != "" {
 		fmt.Fprintf(w, "    detail: %s\n", ui.Cell(a.Detail))
@@ -228,6 +229,13 @@ func writeExplanation(w io.Writer, a *snapshot.AttemptOutcome) {
 	}
 	if ag := a.Agent; ag != nil {
 		fmt.Fprintf(w, "    agent: %s · model %s\n", ui.Cell(ag.Name), ui.Cell(orDash(ag.Model)))
+	}
+	if v := a.Verifier; v != nil {
+		// The verifier's own words, its lines kept (each escaped).
+		fmt.Fprintf(w, "    verifier (%s):\n", ui.Cell(v.Source))
+		for _, line := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
+			fmt.Fprintf(w, "      %s\n", ui.Cell(line))
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,16 +33,23 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 		// Checkpoints of one run differ at their end (the step).
 		ElideStart: []bool{false, true},
 		Right:      []bool{false, false, false, true, false, false, true, true, true},
-		// A narrow terminal keeps the rates; the cost is in --output json.
-		Drop: []int{8, 7},
+		// A narrow terminal keeps the rates with their counts and the
+		// task-clustered interval; the cost and the Wilson interval are
+		// in --output json.
+		Drop:     []int{8, 7, 4},
+		CutFirst: true,
 	}
 	for i, p := range r.Rounds {
 		best := " "
 		if i == r.Best {
 			best = "*"
 		}
-		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label, trendPct(p.SuccessRate),
-			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered), trendPct(p.Coverage), trendCost(&p.Cost), trendUSD(p.USDPerSuccess)})
+		// A rate with the trials it stands on: success of scored, scored of planned.
+		c := p.Counts
+		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label,
+			trendPct(p.SuccessRate) + fmt.Sprintf(" (%d/%d)", c.Success, c.Scored()),
+			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered),
+			trendPct(p.Coverage) + fmt.Sprintf(" (%d/%d)", c.Scored(), c.Expected), trendCost(&p.Cost), trendUSD(p.USDPerSuccess)})
 	}
 	known := false
 	for _, p := range r.Rounds {
@@ -49,20 +57,31 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	}
 	if !known { // two columns of "—" say less than one line
 		t = t.Without(7, 8)
+		t.Drop = []int{4}
 	}
+	t, dropped := t.Fit(width)
 	if err := ui.Columns(w, width, t); err != nil {
 		return err
+	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(&b, "  %s left out to fit %d columns (--output json has them)\n", strings.Join(dropped, ", "), width)
 	}
 	if r.Best >= 0 {
 		b.WriteString("  * best success rate\n")
 	}
-	if known {
+	switch {
+	case known && slices.Contains(dropped, "cost"):
+	case known:
 		b.WriteString("  cost: the known spend of every attempt, retries included (with how many attempts reported one when not all); per success: that spend over the round's successes\n")
-	} else {
+	default:
 		b.WriteString("  cost: unknown (no attempt of any round reported one)\n")
 	}
 	if len(r.Pairs) > 0 {
 		b.WriteString("\npaired differences (later − earlier; vs best: round − best)\n")
+	}
+	if f := firstFamily(r.Pairs); f != nil {
+		fmt.Fprintf(&b, "  vs best: the best was chosen on these data, so its intervals hold together with every pair of the %s (Bonferroni over %s)\n",
+			ui.Plural(len(r.Rounds), "round"), ui.Plural(f.Comparisons, "comparison"))
 	}
 	for _, p := range r.Pairs {
 		label := fmt.Sprintf("%d → %d", p.From+1, p.To+1)
@@ -74,6 +93,9 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 			fmt.Fprintf(&b, "  %-16s not comparable: %s\n", label, ui.Printable(p.Reason))
 		case p.Paired == nil:
 			fmt.Fprintf(&b, "  %-16s no trial scored in both rounds\n", label)
+		case p.Family != nil:
+			fmt.Fprintf(&b, "  %-16s %s, 95%% family interval %s (%s, %s)\n", label, trendSigned(p.Paired.Delta), trendFamily(p.Family),
+				ui.Plural(p.Paired.Trials, "trial"), ui.Plural(p.Paired.Tasks, "task"))
 		default:
 			fmt.Fprintf(&b, "  %-16s %s, 95%% interval %s (%s, %s)\n", label, trendSigned(p.Paired.Delta), trendPaired(p.Paired),
 				ui.Plural(p.Paired.Trials, "trial"), ui.Plural(p.Paired.Tasks, "task"))
@@ -146,4 +168,24 @@ func trendPaired(p *compare.Paired) string {
 		return "— (too few tasks)"
 	}
 	return "[" + trendSigned(p.CI95[0]) + ", " + trendSigned(p.CI95[1]) + "]"
+}
+
+// firstFamily is the family of the first vs-best pair that has one.
+func firstFamily(ps []trend.Pair) *trend.Family {
+	for _, p := range ps {
+		if p.Family != nil {
+			return p.Family
+		}
+	}
+	return nil
+}
+
+func trendFamily(f *trend.Family) string {
+	if f.CI95 == nil {
+		if f.NullReason != nil {
+			return "— (" + ui.Printable(f.NullReason.Message) + ")"
+		}
+		return "— (too few tasks)"
+	}
+	return "[" + trendSigned(f.CI95[0]) + ", " + trendSigned(f.CI95[1]) + "]"
 }

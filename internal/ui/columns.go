@@ -40,20 +40,28 @@ type Table struct {
 	// cut: a narrow terminal keeps one line a row for as long as it can,
 	// and stacks the rows only when even the columns left do not fit.
 	Drop []int
+	// CutFirst cuts the elidable columns down to MinElided before leaving
+	// any Drop column out (where the elidable column is one whose end or
+	// start still tells rows apart, as a checkpoint's step does).
+	CutFirst bool
 }
 
 // Fit is t with the columns of Drop left out, in order, as few as make it
 // fit width, and the headers of the columns it left out. Leaving a column
 // out is preferred to cutting a cell short (an ID cut is an ID lost): the
 // fewest that let every cell stay whole, else the fewest that fit once the
-// elidable columns are cut. t itself when it fits whole, when width is 0,
+// elidable columns are cut (with CutFirst, only the latter). t itself when it fits whole, when width is 0,
 // or when even leaving out every Drop column does not make it fit
 // (Columns then stacks it).
 func (t Table) Fit(width int) (Table, []string) {
-	if width <= 0 || len(t.Drop) == 0 || t.fits(width, false) {
+	if width <= 0 || len(t.Drop) == 0 || t.fits(width, t.CutFirst) {
 		return t, nil
 	}
-	for _, cut := range []bool{false, true} {
+	passes := []bool{false, true}
+	if t.CutFirst {
+		passes = []bool{true}
+	}
+	for _, cut := range passes {
 		for n := 0; n <= len(t.Drop); n++ {
 			out := t.without(t.Drop[:n])
 			if !out.fits(width, cut) {
