@@ -90,15 +90,13 @@ type boundsView struct {
 	LoX, WidthX string
 }
 
-// boundsOf computes the bounds from the round's counts; nil for a plan
-// without trials. It is the rule of snapshot.BoundsOf (branch stats,
-// issue 34), computed here until that lands; then this calls it.
+// boundsOf is the view of snapshot.BoundsOf (issue 34, the rule tpctl
+// snapshot show and gate use); nil for a plan without trials.
 func boundsOf(c snapshot.Counts) *boundsView {
-	if c.Expected == 0 {
+	b := snapshot.BoundsOf(c)
+	if b == nil {
 		return nil
 	}
-	lo := float64(c.Success) / float64(c.Expected)
-	hi := float64(c.Expected-c.Failure) / float64(c.Expected)
-	return &boundsView{Lo: pct(lo), Hi: pct(hi), NotScored: c.InfraError + c.Unscored + c.Missing, Planned: c.Expected,
-		LoX: num(100 * lo), WidthX: num(100 * (hi - lo))}
+	return &boundsView{Lo: pct(b.WorstCase), Hi: pct(b.BestCase), NotScored: b.NotScored, Planned: b.Planned,
+		LoX: num(100 * b.WorstCase), WidthX: num(100 * (b.BestCase - b.WorstCase))}
 }
