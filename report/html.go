@@ -78,6 +78,7 @@ func WriteComparison(w io.Writer, base, cand *Round, res *compare.Result) error 
 		return err
 	}
 	c.Tasks = taskPairsOf(base, cand)
+	c.capLists()
 	v.Compare = c
 	for _, l := range [][]string{res.Transitions.FailureToSuccess, res.Transitions.SuccessToFailure, res.Transitions.NotComparable} {
 		v.pairs = append(v.pairs, l...)
@@ -633,6 +634,30 @@ type compareView struct {
 	UnchangedSuccess               int
 	UnchangedFailure               int
 	Tasks                          []taskPair
+	// The lists' full lengths, and how many each shows no row for (a
+	// list is capped at maxListed; every transition is still one n/p away
+	// in the side-by-side view, every task in the rounds' task tables).
+	NF2S, NS2F, NNC, NTasks             int
+	MoreF2S, MoreS2F, MoreNC, MoreTasks int
+}
+
+// maxListed caps each list of the comparison drawn as static rows.
+const maxListed = 200
+
+func (c *compareView) capLists() {
+	c.NF2S, c.NS2F, c.NNC, c.NTasks = len(c.FailureToSuccess), len(c.SuccessToFailure), len(c.NotComparable), len(c.Tasks)
+	capT := func(l []transition) ([]transition, int) {
+		if len(l) <= maxListed {
+			return l, 0
+		}
+		return l[:maxListed], len(l) - maxListed
+	}
+	c.FailureToSuccess, c.MoreF2S = capT(c.FailureToSuccess)
+	c.SuccessToFailure, c.MoreS2F = capT(c.SuccessToFailure)
+	c.NotComparable, c.MoreNC = capT(c.NotComparable)
+	if len(c.Tasks) > maxListed {
+		c.Tasks, c.MoreTasks = c.Tasks[:maxListed], len(c.Tasks)-maxListed
+	}
 }
 
 type gateRow struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -371,5 +372,34 @@ func TestSaveChecksEverything(t *testing.T) {
 	// A page the check accepts is written whole.
 	if n, err := report.Stream(&stdout, render, refuse("no such value")); err != nil || n != int64(page.Len()) || !bytes.Equal(stdout.Bytes(), page.Bytes()) {
 		t.Errorf("Stream = %d, %v; want the page's %d bytes", n, err, page.Len())
+	}
+}
+
+// TestWriteComparisonCapsLists: a comparison of many tasks draws at most
+// 200 task rows and says how many more there are, while its counts stay
+// whole.
+func TestWriteComparisonCapsLists(t *testing.T) {
+	dir := t.TempDir()
+	var bt, ct []reporttest.Trial
+	for i := range 250 {
+		task := fmt.Sprintf("harbor/task-%03d", i)
+		bt = append(bt, reporttest.Trial{Task: task, Statuses: []string{snapshot.StatusFailure}})
+		ct = append(ct, reporttest.Trial{Task: task, Statuses: []string{snapshot.StatusSuccess}})
+	}
+	base := reporttest.Write(t, filepath.Join(dir, "base"), bt, nil)
+	cand := reporttest.Write(t, filepath.Join(dir, "cand"), ct, nil)
+	res, err := compare.Rounds(context.Background(), filepath.Join(dir, "base"), filepath.Join(dir, "cand"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := page(t, func(w *bytes.Buffer) error { return report.WriteComparison(w, base, cand, res) })
+	for _, want := range []string{"250 failure → success", "failure → success (250)", "… and 50 more: n / p in the side-by-side view go through every one",
+		"(250 tasks, worst change first; the first 200)", "… and 50 more tasks: each round's task table below lists every one."} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(p, `side by side · <a href="#base/`); n != 200 {
+		t.Errorf("%d failure → success rows drawn, want 200", n)
 	}
 }
