@@ -59,6 +59,8 @@ bench:
 	$(GO) test -run '^$$' -bench '^BenchmarkVerify100k$$' -benchtime 5x $(BENCHFLAGS) ./snapshot
 	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkTrendCmd$$' -benchtime 1x $(BENCHFLAGS) ./trend
 	cd export/duckdbtest && TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkExportParquet$$' -benchtime 1x -timeout 60m $(BENCHFLAGS) .
+	TPCTL_BENCH_ROUNDS=$(BENCHROUNDS) $(GO) test -run '^$$' -bench '^BenchmarkReportCmd$$' -benchtime 1x -timeout 60m $(BENCHFLAGS) ./report
+	$(GO) test -run '^$$' -bench '^BenchmarkBrowserInteractive$$' -benchtime 5x -timeout 30m $(BENCHFLAGS) ./report
 
 # Every benchmark, micro-benchmarks included, for profiles.
 microbench:

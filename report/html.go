@@ -1,7 +1,7 @@
 package report
 
 import (
-	"bytes"
+	"bufio"
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
@@ -17,7 +17,6 @@ import (
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/snapshot"
-	"github.com/tuneplane/tpctl/transcript"
 )
 
 // PageFormat names the version of the page's layout and embedded data.
@@ -55,7 +54,9 @@ func WriteRound(w io.Writer, r *Round) error {
 		return err
 	}
 	v := pageView{Title: "Round " + r.Manifest.Name}
-	v.add("round", "Round", r)
+	if err := v.add("round", "Round", r); err != nil {
+		return err
+	}
 	return v.write(w)
 }
 
@@ -77,12 +78,17 @@ func WriteComparison(w io.Writer, base, cand *Round, res *compare.Result) error 
 		return err
 	}
 	c.Tasks = taskPairsOf(base, cand)
+	c.capLists()
 	v.Compare = c
 	for _, l := range [][]string{res.Transitions.FailureToSuccess, res.Transitions.SuccessToFailure, res.Transitions.NotComparable} {
-		v.data.Pairs = append(v.data.Pairs, l...)
+		v.pairs = append(v.pairs, l...)
 	}
-	v.add(compare.SideBase, "Base round", base)
-	v.add(compare.SideCandidate, "Candidate round", cand)
+	if err := v.add(compare.SideBase, "Base round", base); err != nil {
+		return err
+	}
+	if err := v.add(compare.SideCandidate, "Candidate round", cand); err != nil {
+		return err
+	}
 	return v.write(w)
 }
 
@@ -168,66 +174,21 @@ func taskPairsOf(base, cand *Round) []taskPair {
 // fits refuses a round larger than one page is made for.
 func fits(r *Round) error {
 	if len(r.Trials) > MaxTrials {
-		return fmt.Errorf("round %s plans %d trials; an HTML report holds at most %d (tpctl snapshot show DIR --trials --output json lists them all)",
-			r.Manifest.RoundID, len(r.Trials), MaxTrials)
+		return tooMany(r.Manifest.RoundID, len(r.Trials))
 	}
 	return nil
 }
 
-// pageView is what the template renders; data is embedded as JSON.
+// pageView is what the template renders; the trial data is written
+// after it (pagedata.go).
 type pageView struct {
 	Title   string
 	Compare *compareView
 	Rounds  []roundView
-	data    pageData
-}
-
-type pageData struct {
-	Format   string    `json:"format"`
-	PageSize int       `json:"page_size"`
-	PrintMax int       `json:"print_max"`
-	Rounds   []jsRound `json:"rounds"`
-	// Pairs are the comparison's transitions in the order listed, for the
+	data    []*roundData
+	// pairs are the comparison's transitions in the order listed, for the
 	// side-by-side view's next/previous.
-	Pairs []string `json:"pairs"`
-}
-
-type jsRound struct {
-	Side         string                 `json:"side"`
-	RoundID      string                 `json:"round_id"`
-	Trials       []jsTrial              `json:"trials"`
-	Trajectories []jsTraj               `json:"trajectories"`
-	Tasks        []snapshot.TaskSummary `json:"tasks"`
-}
-
-type jsTrial struct {
-	ID            string                    `json:"id"`
-	Task          string                    `json:"task"`
-	Repeat        int                       `json:"repeat"`
-	Status        string                    `json:"status"`
-	Reason        *string                   `json:"reason"`
-	Reward        *float64                  `json:"reward"`
-	ExceptionType *string                   `json:"exception_type"`
-	Detail        string                    `json:"detail"`
-	TrialAttempt  int                       `json:"trial_attempt"`
-	Attempts      int                       `json:"attempts"`
-	Trainable     bool                      `json:"trainable"`
-	Evidence      *snapshot.Evidence        `json:"evidence"`
-	History       []snapshot.AttemptOutcome `json:"history"`
-	Bodies        []int                     `json:"bodies"`
-}
-
-type jsTraj struct {
-	File          string               `json:"file"`
-	TrialID       string               `json:"trial_id"`
-	TrialAttempt  int                  `json:"trial_attempt"`
-	Embedded      bool                 `json:"embedded"`
-	Messages      []transcript.Message `json:"messages"`
-	Kept          int                  `json:"kept"`
-	TotalMessages int                  `json:"total_messages"`
-	Truncated     bool                 `json:"truncated"`
-	Complete      bool                 `json:"complete"`
-	CapturePolicy string               `json:"capture_policy"`
+	pairs []string
 }
 
 // The template's fixed values.
@@ -239,27 +200,82 @@ func (pageView) MaxTrials() string   { return thousands(MaxTrials) }
 func (pageView) MaxBodiesMiB() int   { return MaxEmbeddedTrajectoryBytes >> 20 }
 func (pageView) PageSize() int       { return messagesPerPage }
 
-// Data is the embedded JSON. encoding/json escapes <, >, & and U+2028/9,
-// so no value can close the script element or break out of it.
-func (v *pageView) Data() (template.JS, error) {
-	b, err := json.Marshal(v.data)
-	if err != nil {
-		return "", err
-	}
-	return template.JS(b), nil
-}
-
+// write streams the page: the template's summary, then each round's
+// data blocks straight from their stores, then the script. Nothing the
+// size of the page is held in memory.
 func (v *pageView) write(w io.Writer) error {
-	v.data.Format, v.data.PageSize, v.data.PrintMax = PageFormat, messagesPerPage, printMaxRows
-	if v.data.Pairs == nil {
-		v.data.Pairs = []string{}
-	}
-	var buf bytes.Buffer
-	if err := page.Execute(&buf, v); err != nil {
+	defer func() {
+		for _, d := range v.data {
+			d.close()
+		}
+	}()
+	ew := &errWriter{w: w}
+	bw := bufio.NewWriterSize(ew, 64<<10)
+	if err := page.Execute(bw, v); err != nil {
+		if ew.err != nil {
+			return ew.err // the writer's (a refused check, a full disk)
+		}
 		return fmt.Errorf("failed to render the report: %w", err)
 	}
-	_, err := w.Write(buf.Bytes())
-	return err
+	j := &jsonWriter{w: bw}
+	j.raw(`<script type="application/json" id="tp-data">{"format":`)
+	j.str(PageFormat)
+	j.raw(`,"page_size":` + strconv.Itoa(messagesPerPage) + `,"print_max":` + strconv.Itoa(printMaxRows) + `,"pairs":`)
+	writeStrs(j, v.pairs)
+	j.raw(`,"rounds":[`)
+	for i, d := range v.data {
+		if i > 0 {
+			j.raw(",")
+		}
+		d.writeMain(j)
+	}
+	j.raw("]}</script>\n")
+	// A secret check sees through the packed blocks (packed.writeTo).
+	var plain func([]byte) error
+	if pc, ok := w.(interface{ CheckPlain([]byte) error }); ok {
+		plain = pc.CheckPlain
+	}
+	for _, d := range v.data {
+		for _, blk := range []struct {
+			id, typ string
+			write   func(io.Writer) error
+		}{
+			{"tp-detail-", "application/x-gzip-base64-lines", func(w io.Writer) error { return d.details.writeTo(w, plain) }},
+			{"tp-search-", "text/plain", d.search.writeTo},
+			{"tp-traj-", "application/x-gzip-base64-lines", func(w io.Writer) error { return d.trajLines.writeTo(w, plain) }},
+			{"tp-tsearch-", "text/plain", d.trajText.writeTo},
+		} {
+			j.raw(`<script type="` + blk.typ + `" id="` + blk.id + d.side + `">`)
+			if j.err == nil {
+				j.err = blk.write(bw)
+			}
+			j.raw("</script>\n")
+		}
+	}
+	if j.err != nil {
+		return j.err
+	}
+	if err := page.ExecuteTemplate(bw, "tail", v); err != nil {
+		if ew.err != nil {
+			return ew.err
+		}
+		return fmt.Errorf("failed to render the report: %w", err)
+	}
+	return bw.Flush()
+}
+
+// errWriter remembers the first error of the writer it wraps.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }
 
 // roundView is one round's static summary.
@@ -276,10 +292,16 @@ type roundView struct {
 	NotEmbedded    int
 	Signature      string
 	Triage         []triageGroup
-	Tasks          int
-	Flaky          int
-	AlwaysFail     int
-	InfraProne     int
+	// MoreGroups and MoreTrials are the failure groups (and their trials)
+	// past the block's cap.
+	MoreGroups, MoreTrials int
+	Tasks                  int
+	Flaky                  int
+	AlwaysFail             int
+	InfraProne             int
+	LowCoverage            int
+	Cost                   costView
+	Bounds                 *boundsView
 }
 
 type barSeg struct {
@@ -294,6 +316,9 @@ type rateView struct {
 	Defined            bool
 	Value, CI          string
 	Lo, Width, PointX  string
+	// BoundsLo and BoundsW place the success rate's worst-to-best band
+	// (Manski bounds); empty when every planned trial was scored.
+	BoundsLo, BoundsW, BoundsText string
 }
 
 type countRow struct {
@@ -316,9 +341,80 @@ var glyphs = map[string]string{
 	snapshot.StatusUnscored: "?", StatusMissing: "∅",
 }
 
-func (v *pageView) add(side, heading string, r *Round) {
-	m := r.Manifest
-	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: r.Signature}
+// roundAcc gathers what the page shows of one round from its planned
+// trials, one at a time in canonical order, and its bodies: the embedded
+// data, the task table, the failures block and the reason counts. Its
+// memory is the compact data (pagedata.go), not the observations.
+type roundAcc struct {
+	side    string
+	data    *roundData
+	tasks   snapshot.TaskTable
+	triage  snapshot.Triage
+	reasons map[[2]string]int
+	budget  int
+	// notEmbedded counts the bodies left out by the size limit.
+	notEmbedded int
+}
+
+func newRoundAcc(side, roundID string) *roundAcc {
+	return &roundAcc{side: side, data: newRoundData(side, roundID), reasons: map[[2]string]int{}, budget: MaxEmbeddedTrajectoryBytes,
+		triage: snapshot.Triage{Examples: maxTriageExamples}}
+}
+
+// add counts the next planned trial (o nil when it is missing).
+func (a *roundAcc) add(task string, repeat int, o *snapshot.Observation) error {
+	status := StatusMissing
+	if o != nil {
+		status = o.Status
+		a.reasons[[2]string{o.Reason, o.Status}]++
+	}
+	if err := a.tasks.AddObservation(task, status, o); err != nil {
+		return err
+	}
+	a.triage.Add(snapshot.PlannedTrial{Task: task, Repeat: repeat, Observation: o})
+	return a.data.addTrial(task, repeat, o)
+}
+
+// addBody adds one exported body, embedded while the page's budget lasts.
+func (a *roundAcc) addBody(t *Trajectory) error {
+	if a.data.trialOf == nil {
+		a.data.indexTrials()
+	}
+	size := 0
+	for _, msg := range t.Messages {
+		size += len(msg.Content) + 200
+	}
+	embed := size <= a.budget
+	if embed {
+		a.budget -= size
+	} else {
+		a.notEmbedded++
+	}
+	return a.data.addTrajectory(t, embed)
+}
+
+// add puts one loaded round on the page.
+func (v *pageView) add(side, heading string, r *Round) error {
+	a := newRoundAcc(side, r.Manifest.RoundID)
+	for i := range r.Trials {
+		t := &r.Trials[i]
+		if err := a.add(t.Task, t.Repeat, t.Observation); err != nil {
+			return err
+		}
+	}
+	for i := range r.Trajectories {
+		if err := a.addBody(&r.Trajectories[i]); err != nil {
+			return err
+		}
+	}
+	v.addAcc(heading, r.Manifest, r.Statistics, r.Signature, a)
+	return nil
+}
+
+// addAcc puts a round gathered by a roundAcc on the page.
+func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, signature string, a *roundAcc) {
+	side := a.side
+	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: signature, NotEmbedded: a.notEmbedded}
 	c := m.Counts
 	counts := []int{c.Success, c.Failure, c.InfraError, c.Unscored, c.Missing}
 	x := 0.0
@@ -340,16 +436,10 @@ func (v *pageView) add(side, heading string, r *Round) {
 		rate("success rate", "success / (success + failure)", "no trial was scored: success + failure = 0", m.SuccessRate, m.SuccessRateCI95),
 		rate("coverage", "(success + failure) / planned", "the plan has no trials", m.Coverage, m.CoverageCI95),
 	}
-	rv.Stats = statsViewOf(r.Statistics)
+	rv.Stats = statsViewOf(st)
 
-	reasons := map[[2]string]int{}
-	for _, t := range r.Trials {
-		if t.Observation != nil {
-			reasons[[2]string{t.Observation.Reason, t.Status}]++
-		}
-	}
-	for _, k := range slices.SortedFunc(maps.Keys(reasons), func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) }) {
-		rv.Reasons = append(rv.Reasons, countRow{Key: k[0], Status: k[1], Count: reasons[k],
+	for _, k := range slices.SortedFunc(maps.Keys(a.reasons), func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) }) {
+		rv.Reasons = append(rv.Reasons, countRow{Key: k[0], Status: k[1], Count: a.reasons[k],
 			Href: filterHref(side, url.Values{"reason": {k[0]}, "status": {k[1]}})})
 	}
 	for _, k := range slices.Sorted(maps.Keys(m.ExceptionTypes)) {
@@ -359,51 +449,22 @@ func (v *pageView) add(side, heading string, r *Round) {
 		rv.Bar[i].Href = filterHref(side, url.Values{"status": {rv.Bar[i].Status}})
 	}
 
-	js := jsRound{Side: side, RoundID: m.RoundID, Trials: make([]jsTrial, len(r.Trials)), Trajectories: make([]jsTraj, len(r.Trajectories))}
-	bodies := map[string][]int{}
-	budget := MaxEmbeddedTrajectoryBytes
-	for i, t := range r.Trajectories {
-		jt := jsTraj{File: t.File, TrialID: t.TrialID, TrialAttempt: t.TrialAttempt, Kept: len(t.Messages),
-			TotalMessages: t.TotalMessages, Truncated: t.Truncated, Complete: t.Complete, CapturePolicy: t.CapturePolicy}
-		size := 0
-		for _, msg := range t.Messages {
-			size += len(msg.Content) + 200
-		}
-		if size <= budget {
-			budget -= size
-			jt.Embedded, jt.Messages = true, t.Messages
-		} else {
-			rv.NotEmbedded++
-		}
-		js.Trajectories[i] = jt
-		bodies[t.TrialID] = append(bodies[t.TrialID], i)
-	}
-	for i, t := range r.Trials {
-		jt := jsTrial{ID: t.ID, Task: t.Task, Repeat: t.Repeat, Status: t.Status, History: []snapshot.AttemptOutcome{}, Bodies: bodies[t.ID]}
-		if jt.Bodies == nil {
-			jt.Bodies = []int{}
-		}
-		if o := t.Observation; o != nil {
-			jt.Reason, jt.Reward, jt.ExceptionType = &o.Reason, o.Reward, o.ExceptionType
-			jt.TrialAttempt, jt.Attempts, jt.Trainable = o.TrialAttempt, o.Attempts, o.Trainable
-			jt.Evidence, jt.History = &o.Evidence, o.AttemptOutcomes
-			if n := len(o.AttemptOutcomes); n > 0 {
-				jt.Detail = o.AttemptOutcomes[n-1].Detail
-			}
-		}
-		js.Trials[i] = jt
-	}
-	js.Tasks, _ = r.TaskRows("rate") // statuses come from a verified round
-	if js.Tasks == nil {
-		js.Tasks = []snapshot.TaskSummary{}
-	}
-	rv.Triage = triageOf(side, r)
-	for _, t := range js.Tasks {
+	rows := a.tasks.Rows()
+	_ = snapshot.SortTasks(rows, "rate") // a known key
+	a.data.tasks = rows
+	rv.Triage, rv.MoreGroups, rv.MoreTrials = triageOf(side, &a.triage)
+	for _, t := range rows {
 		rv.Flaky, rv.AlwaysFail, rv.InfraProne = rv.Flaky+b2i(t.Flaky), rv.AlwaysFail+b2i(t.AlwaysFail), rv.InfraProne+b2i(t.InfraProne)
+		rv.LowCoverage += b2i(t.LowCoverage)
 	}
-	rv.Tasks = len(js.Tasks)
+	rv.Tasks = len(rows)
+	rv.Cost = costViewOf(a.data.costSum.Cost())
+	rv.Bounds = boundsOf(c)
+	if b := rv.Bounds; b != nil && b.NotScored > 0 {
+		rv.Rates[0].BoundsLo, rv.Rates[0].BoundsW, rv.Rates[0].BoundsText = b.LoX, b.WidthX, b.Lo+"–"+b.Hi
+	}
 	v.Rounds = append(v.Rounds, rv)
-	v.data.Rounds = append(v.data.Rounds, js)
+	v.data = append(v.data, a.data)
 }
 
 // triageGroup is one line of the triage block: the non-success trials of
@@ -413,6 +474,8 @@ type triageGroup struct {
 	Count                            int
 	Href                             template.URL
 	Examples                         []triageExample
+	// More is how many trials of the group are not listed.
+	More int
 }
 
 type triageExample struct {
@@ -427,63 +490,31 @@ const (
 	maxTriageExamples = 3
 )
 
-// triageOf groups the round's non-success trials by status, reason and
-// exception, largest group first.
-func triageOf(side string, r *Round) []triageGroup {
-	type key struct{ status, reason, exc string }
-	groups := map[key]*triageGroup{}
-	var order []key
-	for _, t := range r.Trials {
-		if t.Status == snapshot.StatusSuccess {
+// triageOf is the failures block from the round's snapshot.Triage (the
+// groups the terminal prints too): failures first, then infra errors,
+// unscored and missing, the largest group first within a status; at most
+// maxTriageGroups, and how many groups and trials were left out.
+func triageOf(side string, t *snapshot.Triage) (out []triageGroup, moreGroups, moreTrials int) {
+	for i, g := range t.Groups() {
+		if i >= maxTriageGroups {
+			moreGroups++
+			moreTrials += g.Count
 			continue
 		}
-		k := key{status: t.Status}
-		detail := ""
-		if o := t.Observation; o != nil {
-			k.reason = o.Reason
-			if o.ExceptionType != nil {
-				k.exc = *o.ExceptionType
-			}
-			if n := len(o.AttemptOutcomes); n > 0 {
-				detail = o.AttemptOutcomes[n-1].Detail
-			}
+		q := url.Values{}
+		q.Set("status", g.Status)
+		if g.Status != StatusMissing {
+			q.Set("reason", g.Reason)
+			q.Set("exception", g.ExceptionType)
 		}
-		g := groups[k]
-		if g == nil {
-			q := url.Values{}
-			q.Set("status", k.status)
-			q.Set("reason", k.reason)
-			q.Set("exception", k.exc)
-			if k.status == StatusMissing {
-				q.Del("reason")
-				q.Del("exception")
-			}
-			g = &triageGroup{Status: k.status, Glyph: glyphs[k.status], Reason: k.reason, Exception: k.exc, Href: filterHref(side, q)}
-			groups[k] = g
-			order = append(order, k)
+		tg := triageGroup{Status: g.Status, Glyph: glyphs[g.Status], Reason: g.Reason, Exception: g.ExceptionType, Count: g.Count,
+			Href: filterHref(side, q), More: g.Count - len(g.Examples)}
+		for _, e := range g.Examples {
+			tg.Examples = append(tg.Examples, triageExample{ID: e.TrialID, Detail: e.Detail, Href: trialHref(side, e.TrialID)})
 		}
-		g.Count++
-		if len(g.Examples) < maxTriageExamples {
-			g.Examples = append(g.Examples, triageExample{ID: t.ID, Detail: detail, Href: trialHref(side, t.ID)})
-		}
+		out = append(out, tg)
 	}
-	// Failures first, then infra errors, unscored and missing; the largest
-	// group first within a status.
-	rank := func(s string) int { return slices.Index(Statuses, s) }
-	slices.SortStableFunc(order, func(a, b key) int {
-		if d := rank(a.status) - rank(b.status); d != 0 {
-			return d
-		}
-		return groups[b].Count - groups[a].Count
-	})
-	var out []triageGroup
-	for i, k := range order {
-		if i == maxTriageGroups {
-			break
-		}
-		out = append(out, *groups[k])
-	}
-	return out
+	return out, moreGroups, moreTrials
 }
 
 func b2i(b bool) int {
@@ -603,6 +634,30 @@ type compareView struct {
 	UnchangedSuccess               int
 	UnchangedFailure               int
 	Tasks                          []taskPair
+	// The lists' full lengths, and how many each shows no row for (a
+	// list is capped at maxListed; every transition is still one n/p away
+	// in the side-by-side view, every task in the rounds' task tables).
+	NF2S, NS2F, NNC, NTasks             int
+	MoreF2S, MoreS2F, MoreNC, MoreTasks int
+}
+
+// maxListed caps each list of the comparison drawn as static rows.
+const maxListed = 200
+
+func (c *compareView) capLists() {
+	c.NF2S, c.NS2F, c.NNC, c.NTasks = len(c.FailureToSuccess), len(c.SuccessToFailure), len(c.NotComparable), len(c.Tasks)
+	capT := func(l []transition) ([]transition, int) {
+		if len(l) <= maxListed {
+			return l, 0
+		}
+		return l[:maxListed], len(l) - maxListed
+	}
+	c.FailureToSuccess, c.MoreF2S = capT(c.FailureToSuccess)
+	c.SuccessToFailure, c.MoreS2F = capT(c.SuccessToFailure)
+	c.NotComparable, c.MoreNC = capT(c.NotComparable)
+	if len(c.Tasks) > maxListed {
+		c.Tasks, c.MoreTasks = c.Tasks[:maxListed], len(c.Tasks)-maxListed
+	}
 }
 
 type gateRow struct {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"io"
 	"io/fs"
@@ -50,8 +51,22 @@ func TestWriteRoundDeterministicAndEscaped(t *testing.T) {
 			t.Errorf("the page contains %q unescaped", bad)
 		}
 	}
-	if n := strings.Count(page, "</script>"); n != 2 {
-		t.Errorf("the page has %d </script> tags, want 2 (data and code)", n)
+	// The main data, a round's four data blocks (details, search text,
+	// bodies, their text) and the code.
+	if n := strings.Count(page, "</script>"); n != 6 {
+		t.Errorf("the page has %d </script> tags, want 6 (5 data blocks and the code)", n)
+	}
+	// The streamed read writes the same page as the loaded round.
+	var c bytes.Buffer
+	w, err := report.WriteRoundSnapshot(&c, moved, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Error("WriteRoundSnapshot's page differs from WriteRound's")
+	}
+	if w.Trials != len(r.Trials) || w.RoundID != r.Manifest.RoundID {
+		t.Errorf("WriteRoundSnapshot says %+v, want %d trials of %s", w, len(r.Trials), r.Manifest.RoundID)
 	}
 	for _, want := range []string{"Content-Security-Policy", "missing", "routing name proves nothing"} {
 		if !strings.Contains(page, want) {
@@ -307,5 +322,85 @@ func TestWriteRoundSignature(t *testing.T) {
 	got := page(t, func(w *bytes.Buffer) error { return report.WriteRound(w, r) })
 	if !strings.Contains(got, `<p class="note attestation">attestation: signed by keyid &lt;b&gt;1234&lt;/b&gt;, verified</p>`) {
 		t.Error("the verified attestation is not shown (escaped)")
+	}
+}
+
+// TestSaveChecksEverything: the check sees every byte of the page, also
+// across its windows and inside the packed (compressed) blocks: a value
+// only a trial's packed evidence holds (its task_checksum) is found, a
+// value cut by a window's edge is found, and a refused page leaves no
+// file (Save) and writes nothing (Stream).
+func TestSaveChecksEverything(t *testing.T) {
+	r := reporttest.SmallRound(t, t.TempDir())
+	sum := *r.Trials[0].Observation.Evidence.TaskChecksum
+	render := func(w io.Writer) error { return report.WriteRound(w, r) }
+	var page bytes.Buffer
+	if err := render(&page); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(page.String(), sum) {
+		t.Fatal("fixture: the task_checksum is in the page as written; the test needs a value only the packed blocks hold")
+	}
+	refuse := func(secret string) func([]byte) error {
+		return func(b []byte) error {
+			if bytes.Contains(b, []byte(secret)) {
+				return errors.New("refused: " + secret)
+			}
+			return nil
+		}
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.html")
+	if _, err := report.Save(out, false, nil, render, refuse(sum)); err == nil || !strings.Contains(err.Error(), "refused") {
+		t.Errorf("a page carrying the value packed was saved: %v", err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("a refused page left %d files", len(entries))
+	}
+	var stdout bytes.Buffer
+	if _, err := report.Stream(&stdout, render, refuse(sum)); err == nil || stdout.Len() != 0 {
+		t.Errorf("Stream of a refused page: %v, %d bytes written", err, stdout.Len())
+	}
+	// A value across the edge of the first window, in a page of many
+	// windows: the windows overlap.
+	big := strings.Repeat(strings.Repeat("x", 1000)+"\n", 3*report.CheckWindow/1000)
+	at := report.CheckWindow - 10
+	planted := big[:at] + "SECRET-VALUE" + big[at:]
+	text := func(w io.Writer) error { _, err := io.WriteString(w, planted); return err }
+	if _, err := report.Stream(io.Discard, text, refuse("SECRET-VALUE")); err == nil {
+		t.Error("a value across a window's edge was not found")
+	}
+	// A page the check accepts is written whole.
+	if n, err := report.Stream(&stdout, render, refuse("no such value")); err != nil || n != int64(page.Len()) || !bytes.Equal(stdout.Bytes(), page.Bytes()) {
+		t.Errorf("Stream = %d, %v; want the page's %d bytes", n, err, page.Len())
+	}
+}
+
+// TestWriteComparisonCapsLists: a comparison of many tasks draws at most
+// 200 task rows and says how many more there are, while its counts stay
+// whole.
+func TestWriteComparisonCapsLists(t *testing.T) {
+	dir := t.TempDir()
+	var bt, ct []reporttest.Trial
+	for i := range 250 {
+		task := fmt.Sprintf("harbor/task-%03d", i)
+		bt = append(bt, reporttest.Trial{Task: task, Statuses: []string{snapshot.StatusFailure}})
+		ct = append(ct, reporttest.Trial{Task: task, Statuses: []string{snapshot.StatusSuccess}})
+	}
+	base := reporttest.Write(t, filepath.Join(dir, "base"), bt, nil)
+	cand := reporttest.Write(t, filepath.Join(dir, "cand"), ct, nil)
+	res, err := compare.Rounds(context.Background(), filepath.Join(dir, "base"), filepath.Join(dir, "cand"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := page(t, func(w *bytes.Buffer) error { return report.WriteComparison(w, base, cand, res) })
+	for _, want := range []string{"250 failure → success", "failure → success (250)", "… and 50 more: n / p in the side-by-side view go through every one",
+		"(250 tasks, worst change first; the first 200)", "… and 50 more tasks: each round's task table below lists every one."} {
+		if !strings.Contains(p, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if n := strings.Count(p, `side by side · <a href="#base/`); n != 200 {
+		t.Errorf("%d failure → success rows drawn, want 200", n)
 	}
 }

@@ -59,14 +59,144 @@
   }
 
 
+  // Round wraps one round's embedded data (report/pagedata.go): trial
+  // fields as columns with text in a string table; each trial's evidence
+  // and history, the search text and the bodies are lines of their own
+  // blocks, read only when first needed.
+  function Round(r) {
+    this.r = r;
+    this.side = r.side;
+    this.n = r.n;
+    this.S = r.strings;
+    var bodies = new Map();
+    r.trajectories.forEach(function (t, k) {
+      if (t.trial < 0) return;
+      if (!bodies.has(t.trial)) bodies.set(t.trial, []);
+      bodies.get(t.trial).push(k);
+    });
+    this.bodies = bodies;
+    this.blocks = new Map();
+  }
+  Round.prototype.task = function (i) { return this.S[this.r.task[i]]; };
+  Round.prototype.id = function (i) { return this.S[this.r.task[i]] + '#' + this.r.repeat[i]; };
+  Round.prototype.status = function (i) { return STATUSES[this.r.status[i]]; };
+  Round.prototype.str = function (k) { return k < 0 ? null : this.S[k]; };
+  Round.prototype.reason = function (i) { return this.str(this.r.reason[i]); };
+  Round.prototype.exc = function (i) { return this.str(this.r.exception[i]); };
+  Round.prototype.why = function (i) { return this.r.detail[i] < 0 ? '' : this.S[this.r.detail[i]]; };
+  Round.prototype.bodiesOf = function (i) { return this.bodies.get(i) || []; };
+  // text returns a block's text and where each of its lines starts (read
+  // and found once, on first use).
+  Round.prototype.text = function (name) {
+    if (!this.blocks.has(name)) {
+      var e = document.getElementById('tp-' + name + '-' + this.side);
+      var text = e ? e.textContent : '';
+      var starts = [0];
+      for (var at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+      this.blocks.set(name, { text: text, starts: starts });
+    }
+    return this.blocks.get(name);
+  };
+  // packed returns (a promise of) the lines of block k of a packed data
+  // element: each of its lines is a gzip-compressed block of JSON lines in
+  // base64, inflated when first needed.
+  Round.prototype.packed = function (name, k) {
+    var key = name + '/' + k;
+    if (!this.blocks.has(key)) {
+      var b = this.text(name);
+      var b64 = b.text.slice(b.starts[k], b.starts[k + 1] - 1);
+      this.blocks.set(key, inflate(b64).then(function (text) { return text.split('\n'); }));
+    }
+    return this.blocks.get(key);
+  };
+  // full returns (a promise of) one trial as the detail panel shows it.
+  Round.prototype.full = function (i) {
+    var r = this.r, st = this.status(i);
+    var t = { i: i, id: this.id(i), task: this.task(i), repeat: r.repeat[i], status: st, reason: this.reason(i), reward: r.reward[i],
+      exception_type: this.exc(i), detail: this.why(i), attempts: r.attempts[i], trainable: !!(r.flags[i] & 2), bodies: this.bodiesOf(i),
+      trial_attempt: 0, evidence: null, history: [] };
+    t.trajs = [];
+    if (st === 'missing') return Promise.resolve(t);
+    var per = r.pack_lines, self = this;
+    return this.packed('detail', Math.floor(i / per)).then(function (lines) {
+      var d = JSON.parse(lines[i % per]);
+      if (d) { t.trial_attempt = d.trial_attempt; t.evidence = d.evidence; t.history = d.history; }
+      return Promise.all(t.bodies.map(function (k) { return self.traj(k); }));
+    }).then(function (trajs) {
+      t.trajs = trajs;
+      return t;
+    });
+  };
+  // traj returns (a promise of) one body with its messages (one block
+  // each).
+  Round.prototype.traj = function (k) {
+    var m = this.r.trajectories[k];
+    return this.packed('traj', k).then(function (lines) {
+      return { file: m.file, trial_id: m.trial_id, trial_attempt: m.trial_attempt, embedded: m.embedded, messages: JSON.parse(lines[0]).messages,
+        kept: m.kept, total_messages: m.total_messages, truncated: m.truncated, complete: m.complete, capture_policy: m.capture_policy };
+    });
+  };
+  Round.prototype.indexOf = function (id) {
+    if (!this.ids) {
+      this.ids = new Map();
+      for (var i = 0; i < this.n; i++) this.ids.set(this.id(i), i);
+    }
+    return this.ids.has(id) ? this.ids.get(id) : -1;
+  };
+  // hits marks the trials whose search text holds q: their fields and
+  // attempts' details (a line each in #tp-search-SIDE), and their bodies'
+  // message text (a line each in #tp-tsearch-SIDE).
+  Round.prototype.hits = function (q) {
+    // One array for every search, cleared: no garbage per keystroke.
+    var hit = this.hit || (this.hit = new Uint8Array(this.n)), tr = this.r.trajectories;
+    hit.fill(0);
+    q = searchText(q);
+    var mark = function (b, f) {
+      var text = b.text, starts = b.starts, line = 0;
+      for (var at = text.indexOf(q); at >= 0;) {
+        // The line holding at: starts only grow, so search on from line.
+        var lo = line, hi = starts.length - 1;
+        while (lo < hi) { var mid = (lo + hi + 1) >> 1; if (starts[mid] <= at) lo = mid; else hi = mid - 1; }
+        line = lo;
+        f(line);
+        if (line + 1 >= starts.length) break;
+        at = text.indexOf(q, starts[line + 1]);
+      }
+    };
+    mark(this.text('search'), function (i) { if (i < hit.length) hit[i] = 1; });
+    mark(this.text('tsearch'), function (k) { if (k < tr.length && tr[k].trial >= 0) hit[tr[k].trial] = 1; });
+    return hit;
+  };
+
+  // searchText is what is typed, made as the search blocks hold their
+  // text (report/pagedata.go searchText): lowercased, control characters,
+  // U+2028 and U+2029 as spaces, '<' as U+E000 U+E001, '>' as U+E000 U+E002 and U+E000 as
+  // U+E000 U+E000.
+  var SEARCH_ESC = new Map([['<', '\ue000\ue001'], ['>', '\ue000\ue002'], ['\ue000', '\ue000\ue000']]);
+  function searchText(q) {
+    return q.toLowerCase().replace(/[\u0000-\u001f\u007f\u2028\u2029]/g, ' ').replace(/[\ue000<>]/g, function (c) { return SEARCH_ESC.get(c); });
+  }
+
+  // inflate decodes base64 and gunzips it (no network: a stream in memory).
+  function inflate(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    return new Response(new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'))).text();
+  }
+
   var explorers = new Map();
 
-  function Explorer(root, round) {
-    var self = this;
-    this.side = round.side;
-    this.round = round;
-    this.trials = round.trials;
-    this.view = this.trials.slice();
+  function countBy(n, col) {
+    var m = new Map();
+    for (var i = 0; i < n; i++) { var k = col[i]; if (k >= 0) m.set(k, (m.get(k) || 0) + 1); }
+    return m;
+  }
+
+  function Explorer(root, rd) {
+    var self = this, r = rd.r;
+    this.side = rd.side;
+    this.round = rd;
+    this.view = [];
     this.sel = -1;
     root.textContent = '';
 
@@ -74,17 +204,23 @@
     controls.setAttribute('role', 'search');
     var status = el('select');
     option(status, '', 'all statuses');
-    var byStatus = counter(this.trials, function (t) { return t.status; });
-    STATUSES.forEach(function (s) { option(status, s, GLYPH[s] + ' ' + s + ' (' + n(byStatus.get(s) || 0) + ')'); });
-    option(status, 'shared', 'shared verifier (' + this.trials.filter(function (t) { return t.evidence && t.evidence.verifier_environment_mode === 'shared'; }).length + ')');
+    var byStatus = countBy(rd.n, r.status), shared = 0;
+    for (var i = 0; i < rd.n; i++) if (r.flags[i] & 1) shared++;
+    STATUSES.forEach(function (s, k) { option(status, s, GLYPH[s] + ' ' + s + ' (' + n(byStatus.get(k) || 0) + ')'); });
+    option(status, 'shared', 'shared verifier (' + n(shared) + ')');
+    var byText = function (col) {
+      var m = countBy(rd.n, col), out = new Map();
+      m.forEach(function (c, k) { out.set(rd.S[k], c); });
+      return out;
+    };
     var reason = el('select');
     option(reason, '', 'all reasons');
-    var byReason = counter(this.trials, function (t) { return t.reason; });
-    sortedKeys(byReason).forEach(function (r) { option(reason, r, r + ' (' + n(byReason.get(r)) + ')'); });
+    var byReason = byText(r.reason);
+    sortedKeys(byReason).forEach(function (x) { option(reason, x, x + ' (' + n(byReason.get(x)) + ')'); });
     var exc = el('select');
     option(exc, '', 'all exceptions');
-    var byExc = counter(this.trials, function (t) { return t.exception_type; });
-    sortedKeys(byExc).forEach(function (r) { option(exc, r, r + ' (' + n(byExc.get(r)) + ')'); });
+    var byExc = byText(r.exception);
+    sortedKeys(byExc).forEach(function (x) { option(exc, x, x + ' (' + n(byExc.get(x)) + ')'); });
     // The task filter is type-ahead: a list of suggestions, and any text
     // narrows the rows to the tasks containing it.
     var task = el('input');
@@ -94,13 +230,23 @@
     var tasks = el('datalist');
     tasks.id = 'tasks-list-' + this.side;
     task.setAttribute('list', tasks.id);
-    this.byTask = counter(this.trials, function (t) { return t.task; });
-    sortedKeys(this.byTask).forEach(function (k) { var o = el('option'); o.value = k; tasks.appendChild(o); });
+    this.byTask = byText(r.task);
+    var names = sortedKeys(this.byTask), listed = false;
+    // A long list of suggestions is made when the box is first used.
+    var fill = function () {
+      if (listed) return;
+      listed = true;
+      var frag = document.createDocumentFragment();
+      names.forEach(function (k) { var o = el('option'); o.value = k; frag.appendChild(o); });
+      tasks.appendChild(frag);
+    };
+    if (names.length <= 2000) fill(); else task.addEventListener('focus', fill);
     var search = el('input');
     search.type = 'search';
     search.placeholder = 'status, reason, exception, detail, message text';
     var sort = el('select');
-    [['canonical', 'task, repeat'], ['status', 'status'], ['reason', 'reason'], ['reward', 'reward'], ['attempts', 'attempts (most first)']].forEach(function (o) { option(sort, o[0], o[1]); });
+    [['canonical', 'task, repeat'], ['status', 'status'], ['reason', 'reason'], ['reward', 'reward'], ['attempts', 'attempts (most first)'],
+      ['duration', 'duration (longest first)'], ['tokens', 'tokens (most first)'], ['cost', 'cost (highest first)']].forEach(function (o) { option(sort, o[0], o[1]); });
     add(controls, labelled('Status', status), labelled('Reason', reason), labelled('Exception', exc), labelled('Task', task), tasks,
       labelled('Search (/)', search), labelled('Sort by', sort));
     this.controls = { status: status, reason: reason, exception: exc, task: task, search: search, sort: sort };
@@ -142,49 +288,72 @@
     this.apply();
   }
 
-  // haystack is the text search looks in: the trial's ID, status, reason,
-  // exception, every attempt's detail, the result hash and its exported
-  // messages, built once per trial.
-  Explorer.prototype.haystack = function (t) {
-    if (t._hay === undefined) {
-      var parts = [t.id, t.status, t.reason, t.exception_type, t.detail, t.evidence && t.evidence.result_sha256];
-      t.history.forEach(function (a) { parts.push(a.reason, a.exception_type, a.detail); });
-      var trs = this.round.trajectories;
-      t.bodies.forEach(function (b) { (trs[b].messages || []).forEach(function (m) { parts.push(m.content, m.tool_name); }); });
-      Object.defineProperty(t, '_hay', { value: parts.filter(function (x) { return x !== null && x !== undefined; }).join('\u0000').toLowerCase() });
+  // sortKey returns, for a sort choice, a function of a trial index that
+  // orders it (smaller first), unknown values last.
+  Explorer.prototype.sortKey = function (key) {
+    var rd = this.round, r = rd.r;
+    if (key === 'status') return function (i) { return r.status[i]; };
+    if (key === 'reason') {
+      var names = [];
+      for (var k = 0; k < rd.S.length; k++) names.push(k);
+      var rank = new Map();
+      names.sort(function (a, b) { return rd.S[a] < rd.S[b] ? -1 : rd.S[a] > rd.S[b] ? 1 : 0; }).forEach(function (k, pos) { rank.set(k, pos); });
+      return function (i) { return r.reason[i] < 0 ? Infinity : rank.get(r.reason[i]); };
     }
-    return t._hay;
+    if (key === 'reward') return function (i) { return r.reward[i] === null ? Infinity : r.reward[i]; };
+    if (key === 'attempts') return function (i) { return -r.attempts[i]; };
+    var col = key === 'duration' ? r.duration : key === 'tokens' ? r.tokens : r.cost;
+    return function (i) { var x = col[i]; return x === null || x < 0 ? Infinity : -x; };
+  };
+
+  // order returns every trial index in the order of a sort choice (null
+  // for the canonical order), computed once per choice: ties keep the
+  // canonical order.
+  Explorer.prototype.order = function (key) {
+    if (key === 'canonical') return null;
+    this.orders = this.orders || new Map();
+    if (!this.orders.has(key)) {
+      var nrows = this.round.n, f = this.sortKey(key), keys = new Float64Array(nrows), o = new Int32Array(nrows);
+      for (var i = 0; i < nrows; i++) { keys[i] = f(i); o[i] = i; }
+      o.sort(function (a, b) { return keys[a] < keys[b] ? -1 : keys[a] > keys[b] ? 1 : a - b; });
+      this.orders.set(key, o);
+    }
+    return this.orders.get(key);
   };
 
   Explorer.prototype.apply = function (keepSel) {
-    var self = this, c = this.controls, st = c.status.value, rs = c.reason.value, ex = c.exception.value;
+    var rd = this.round, r = rd.r, c = this.controls, st = c.status.value, nrows = rd.n;
+    var sti = STATUSES.indexOf(st);
+    var rs = c.reason.value, ex = c.exception.value;
+    var S = rd.S;
     var tk = c.task.value.trim(), exactTask = this.byTask.has(tk), tkl = tk.toLowerCase();
-    var q = c.search.value.trim().toLowerCase();
-    var v = this.trials.filter(function (t) {
-      if (st === 'shared') { if (!t.evidence || t.evidence.verifier_environment_mode !== 'shared') return false; }
-      else if (st && t.status !== st) return false;
-      if (rs && t.reason !== rs) return false;
-      if (ex && t.exception_type !== ex) return false;
-      if (tk && (exactTask ? t.task !== tk : t.task.toLowerCase().indexOf(tkl) < 0)) return false;
-      if (q && self.haystack(t).indexOf(q) < 0) return false;
-      return true;
-    });
-    var key = c.sort.value;
-    if (key !== 'canonical') {
-      var rank = function (t) {
-        if (key === 'status') return STATUSES.indexOf(t.status);
-        if (key === 'reason') return t.reason || '\uffff';
-        if (key === 'reward') return t.reward === null ? Infinity : t.reward;
-        return -t.attempts;
-      };
-      v = v.map(function (t, i) { return [rank(t), i, t]; })
-        .sort(function (a, b) { return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] - b[1]; })
-        .map(function (x) { return x[2]; });
+    var q = c.search.value.trim();
+    // The tasks that match the task box, decided once per task.
+    var taskOK = null;
+    if (tk) {
+      taskOK = new Uint8Array(S.length);
+      for (var k = 0; k < S.length; k++) taskOK[k] = exactTask ? S[k] === tk : S[k].toLowerCase().indexOf(tkl) >= 0;
     }
-    var prev = keepSel && this.view[this.sel];
+    var hit = q ? rd.hits(q) : null;
+    // The trials in the chosen order (sorted once per key), then filtered:
+    // a keystroke never sorts.
+    var order = this.order(c.sort.value);
+    var buf = this.buf || (this.buf = new Int32Array(nrows)), count = 0;
+    for (var p = 0; p < nrows; p++) {
+      var i = order ? order[p] : p;
+      if (st === 'shared') { if (!(r.flags[i] & 1)) continue; }
+      else if (st && r.status[i] !== sti) continue;
+      if (rs && (r.reason[i] < 0 || S[r.reason[i]] !== rs)) continue;
+      if (ex && (r.exception[i] < 0 || S[r.exception[i]] !== ex)) continue;
+      if (taskOK && !taskOK[r.task[i]]) continue;
+      if (hit && !hit[i]) continue;
+      buf[count++] = i;
+    }
+    var v = buf.slice(0, count);
+    var prev = keepSel && this.sel >= 0 ? this.view[this.sel] : -1;
     this.view = v;
-    this.sel = v.length ? Math.max(0, prev ? v.indexOf(prev) : 0) : -1;
-    this.shown.textContent = 'Showing ' + n(v.length) + ' of ' + n(this.trials.length) + ' planned trials.';
+    this.sel = v.length ? Math.max(0, prev >= 0 ? v.indexOf(prev) : 0) : -1;
+    this.shown.textContent = 'Showing ' + n(v.length) + ' of ' + n(nrows) + ' planned trials.';
     this.spacer.style.height = (v.length * ROW_H) + 'px';
     // The list is as tall as its rows, up to a screenful.
     this.viewport.style.height = Math.min(VIEW_MAX, Math.max(1, v.length) * ROW_H + 2) + 'px';
@@ -211,21 +380,21 @@
   };
 
   Explorer.prototype.row = function (pos) {
-    var t = this.view[pos];
-    var r = el('div', 'row');
-    r.id = 'row-' + this.side + '-' + pos;
-    r.dataset.pos = String(pos);
-    r.setAttribute('role', 'option');
-    r.setAttribute('aria-selected', pos === this.sel ? 'true' : 'false');
-    r.setAttribute('aria-setsize', String(this.view.length));
-    r.setAttribute('aria-posinset', String(pos + 1));
-    r.style.top = (pos * ROW_H) + 'px';
-    add(r, statusCell(t.status), el('span', 'mono tid', t.id), el('span', 'mono', show(t.reason)),
-      el('span', 'num', show(t.reward)), el('span', 'mono', show(t.exception_type)),
-      el('span', 'num', t.status === 'missing' ? '0' : String(t.attempts)),
-      el('span', null, t.bodies.length ? 'body ×' + t.bodies.length : 'no body'), el('span', 'why', t.detail || ''));
-    r.title = t.detail ? t.id + ': ' + t.detail : t.id;
-    return r;
+    var rd = this.round, r = rd.r, i = this.view[pos], st = rd.status(i), why = rd.why(i), id = rd.id(i), nb = rd.bodiesOf(i).length;
+    var row = el('div', 'row');
+    row.id = 'row-' + this.side + '-' + pos;
+    row.dataset.pos = String(pos);
+    row.setAttribute('role', 'option');
+    row.setAttribute('aria-selected', pos === this.sel ? 'true' : 'false');
+    row.setAttribute('aria-setsize', String(this.view.length));
+    row.setAttribute('aria-posinset', String(pos + 1));
+    row.style.top = (pos * ROW_H) + 'px';
+    add(row, statusCell(st), el('span', 'mono tid', id), el('span', 'mono', show(rd.reason(i))),
+      el('span', 'num', show(r.reward[i])), el('span', 'mono', show(rd.exc(i))),
+      el('span', 'num', st === 'missing' ? '0' : String(r.attempts[i])),
+      el('span', null, nb ? 'body ×' + nb : 'no body'), el('span', 'why', why));
+    row.title = why ? id + ': ' + why : id;
+    return row;
   };
 
   Explorer.prototype.draw = function () {
@@ -261,8 +430,7 @@
   };
 
   Explorer.prototype.open = function () {
-    var t = this.view[this.sel];
-    if (t) location.hash = href(this.side, t.id);
+    if (this.sel >= 0 && this.sel < this.view.length) location.hash = href(this.side, this.round.id(this.view[this.sel]));
   };
 
   // step opens the next (+1) or previous (-1) trial of the list.
@@ -286,22 +454,29 @@
   };
 
   Explorer.prototype.reveal = function (id, attempt, msg) {
-    var pos = this.view.findIndex(function (t) { return t.id === id; });
-    if (pos < 0) {
+    var i = this.round.indexOf(id);
+    var pos = i < 0 ? -1 : this.view.indexOf(i);
+    if (i >= 0 && pos < 0) {
       // The trial is filtered out: clear the filters so the row shows.
       var c = this.controls;
       c.status.value = c.reason.value = c.exception.value = c.task.value = c.search.value = '';
       this.apply();
-      pos = this.view.findIndex(function (t) { return t.id === id; });
+      pos = this.view.indexOf(i);
     }
-    var t = this.find(id);
     if (pos >= 0) this.select(pos);
-    this.detail.hidden = false;
-    renderTrial(this.detail, this.side, this.round, t, id, attempt, msg, true);
+    var d = this.detail, side = this.side, round = this.round, turn = this.turn = (this.turn || 0) + 1, self = this;
+    this.find(id).then(function (t) {
+      if (self.turn !== turn) return; // another trial was asked for since
+      d.hidden = false;
+      renderTrial(d, side, round, t, id, attempt, msg, true);
+    });
   };
 
+  // find returns (a promise of) the trial with the given ID as the panel
+  // shows it, or null.
   Explorer.prototype.find = function (id) {
-    return this.trials.find(function (x) { return x.id === id; });
+    var i = this.round.indexOf(id);
+    return i < 0 ? Promise.resolve(null) : this.round.full(i);
   };
 
   // renderTrial writes one trial into the panel d: result, the judge's
@@ -346,7 +521,7 @@
     var hb = el('tbody');
     t.history.forEach(function (a) {
       var tr = el('tr');
-      var body = t.bodies.filter(function (b) { return round.trajectories[b].trial_attempt === a.retry; });
+      var body = t.bodies.filter(function (b) { return round.r.trajectories[b].trial_attempt === a.retry; });
       var cell = el('td');
       if (body.length) { var l = el('a', null, 'view'); l.href = href(side, t.id, a.retry); cell.appendChild(l); } else cell.textContent = 'no body';
       add(tr, el('td', 'num', a.retry + (a.retry === t.trial_attempt ? ' (current)' : '')), add(el('td'), statusCell(a.status)),
@@ -365,7 +540,7 @@
       focusTop(d);
       return;
     }
-    var bodies = t.bodies.map(function (b) { return round.trajectories[b]; });
+    var bodies = t.trajs;
     var chosen = bodies.find(function (b) { return b.trial_attempt === attempt; }) || bodies[bodies.length - 1];
     var list = el('div', 'traj-list');
     bodies.forEach(function (b) {
@@ -388,6 +563,8 @@
     e.scrollIntoView({ block: 'start' });
   }
 
+  // span shows a long time as the page's summary does: s, min or h.
+  function span(v) { return v >= 3600 ? (v / 3600).toFixed(1) + ' h' : v >= 60 ? (v / 60).toFixed(1) + ' min' : v.toFixed(1) + ' s'; }
   function secs(v) { return v === null || v === undefined ? '—' : v.toFixed(1) + ' s'; }
   function timing(t) {
     if (!t) return '—';
@@ -562,7 +739,7 @@
       var panel = el('div', 'detail');
       col.appendChild(panel);
       cols.appendChild(col);
-      renderTrial(panel, ex.side, ex.round, ex.find(id), id, undefined, -1, false);
+      ex.find(id).then(function (t) { renderTrial(panel, ex.side, ex.round, t, id, undefined, -1, false); });
     });
     add(pv, nav, cols);
     pv.dataset.at = String(at);
@@ -585,50 +762,76 @@
   }
 
   // The task table: one row per task, worst first; a header sorts, a row
-  // filters the trial list to its task.
+  // filters the trial list to its task. It is computed when the page is
+  // written (snapshot.TaskTable) and drawn a page of rows at a time.
   var TASK_COLS = [['task', 'task', 'text'], ['planned', 'planned', 'desc'], ['scored', 'scored', 'desc'], ['success', 'success', 'asc'],
     ['failure', 'failure', 'desc'], ['infra_error', 'infra', 'desc'], ['unscored', 'unscored', 'desc'], ['missing', 'missing', 'desc'],
-    ['success_rate', 'rate', 'asc'], ['pass_hat_k', 'pass^k', 'asc'], ['flags', 'flags', 'desc']];
-  function flagsOf(t) {
-    var f = [];
-    if (t.flaky) f.push('flaky');
-    if (t.always_fail) f.push('always_fail');
-    if (t.infra_prone) f.push('infra_prone');
-    return f;
+    ['success_rate', 'rate', 'asc'], ['pass_hat_k', 'pass^k', 'asc'], ['cost_usd', 'cost', 'desc'], ['duration_sec', 'time', 'desc'], ['flags', 'flags', 'desc']];
+  var TASK_FLAGS = ['flaky', 'always_fail', 'infra_prone', 'low_coverage'];
+  var TASK_PAGE = 100;
+  function flagsOf(bits) {
+    return TASK_FLAGS.filter(function (f, k) { return bits & (1 << k); });
   }
+  function usd(v) { return v >= 1 ? '$' + v.toFixed(2) : '$' + Number(v.toPrecision(4)); }
   function TaskTable(root, ex) {
-    var rows = ex.round.tasks.slice(), key = 'success_rate';
+    var T = ex.round.r.tasks, S = ex.round.S, count = T.task.length;
+    var rows = [];
+    for (var i = 0; i < count; i++) rows.push(i);
+    var key = 'success_rate', page = 0;
     root.textContent = '';
     var tbl = el('table', 'counts tasktable');
     var hr = el('tr');
     var body = el('tbody');
+    var pager = el('div', 'pager');
+    var prev = el('button', null, '← previous'), next = el('button', null, 'next →'), where = el('span');
+    prev.type = next.type = 'button';
+    where.setAttribute('aria-live', 'polite');
+    add(pager, prev, where, next);
+    var pct = function (v) { return v === null ? '—' : (100 * v).toFixed(1) + '%'; };
     var draw = function () {
+      var pages = Math.max(1, Math.ceil(count / TASK_PAGE));
+      page = Math.max(0, Math.min(pages - 1, page));
+      var from = page * TASK_PAGE, to = Math.min(count, from + TASK_PAGE);
+      where.textContent = count > TASK_PAGE ? 'tasks ' + n(from + 1) + '–' + n(to) + ' of ' + n(count) + ' (… and ' + n(count - (to - from)) + ' more on other pages)' : '';
+      pager.hidden = count <= TASK_PAGE;
+      prev.disabled = page === 0;
+      next.disabled = page >= pages - 1;
       body.textContent = '';
-      rows.forEach(function (t) {
+      var frag = document.createDocumentFragment();
+      rows.slice(from, to).forEach(function (k) {
         var tr = el('tr');
         tr.tabIndex = 0;
-        var fl = flagsOf(t);
-        add(tr, add(el('td'), el('code', null, t.task)), el('td', 'num', n(t.planned)), el('td', 'num', n(t.scored)), el('td', 'num', n(t.success)),
-          el('td', 'num', n(t.failure)), el('td', 'num', n(t.infra_error)), el('td', 'num', n(t.unscored)), el('td', 'num', n(t.missing)),
-          el('td', 'num', t.success_rate === null ? '—' : (100 * t.success_rate).toFixed(1) + '%'),
-          el('td', 'num', t.pass_hat_k === null ? '—' : (100 * t.pass_hat_k).toFixed(1) + '%'), el('td', 'flags', fl.join(' ') || '—'));
-        var go = function () { ex.setFilter(new URLSearchParams([['task', t.task]])); };
+        var name = S[T.task[k]];
+        var cost = T.cost_usd[k] === null ? (T.attempts[k] ? 'unknown' : '—') : usd(T.cost_usd[k]) + (T.with_cost[k] < T.attempts[k] ? ' (' + T.with_cost[k] + ' of ' + T.attempts[k] + ')' : '');
+        add(tr, add(el('td', 'task'), el('code', null, name)), el('td', 'num', n(T.planned[k])), el('td', 'num', n(T.scored[k])), el('td', 'num', n(T.success[k])),
+          el('td', 'num', n(T.failure[k])), el('td', 'num', n(T.infra_error[k])), el('td', 'num', n(T.unscored[k])), el('td', 'num', n(T.missing[k])),
+          el('td', 'num', pct(T.success_rate[k])), el('td', 'num', pct(T.pass_hat_k[k])), el('td', 'num', cost),
+          el('td', 'num', T.duration_sec[k] === null ? '—' : span(T.duration_sec[k])), el('td', 'flags', flagsOf(T.flags[k]).join(' ') || '—'));
+        var go = function () { ex.setFilter(new URLSearchParams([['task', name]])); };
         tr.addEventListener('click', go);
         tr.addEventListener('keydown', function (e) { if (e.key === 'Enter') { e.preventDefault(); go(); } });
-        body.appendChild(tr);
+        frag.appendChild(tr);
       });
+      body.appendChild(frag);
     };
+    prev.addEventListener('click', function () { page--; draw(); });
+    next.addEventListener('click', function () { page++; draw(); });
     var sortBy = function (k, dir) {
-      var val = function (t) { return k === 'flags' ? flagsOf(t).length : t[k]; };
+      var col = k === 'task' ? null : T[k];
+      var val = k === 'task' ? function (i) { return S[T.task[i]]; } : k === 'flags' ? function (i) { return flagsOf(T.flags[i]).length; } : function (i) { return col[i]; };
+      var name = function (i) { return S[T.task[i]]; };
       rows.sort(function (a, b) {
         var x = val(a), y = val(b), c = 0;
         if (dir === 'text') c = x < y ? -1 : x > y ? 1 : 0;
-        else if (x === null && y !== null) c = -1;
-        else if (y === null && x !== null) c = 1;
+        else if (x === null && y !== null) c = dir === 'asc' ? -1 : 1;
+        else if (y === null && x !== null) c = dir === 'asc' ? 1 : -1;
         else if (x !== y) c = dir === 'asc' ? x - y : y - x;
-        return c || (a.task < b.task ? -1 : a.task > b.task ? 1 : 0);
+        if (c) return c;
+        var p = name(a), q = name(b);
+        return p < q ? -1 : p > q ? 1 : 0;
       });
       key = k;
+      page = 0;
       hr.querySelectorAll('th').forEach(function (th) { th.setAttribute('aria-sort', th.dataset.key === key ? (dir === 'desc' ? 'descending' : 'ascending') : 'none'); });
       draw();
     };
@@ -644,11 +847,34 @@
       hr.appendChild(th);
     });
     add(tbl, add(el('thead'), hr), body);
-    var counts = { flaky: 0, always_fail: 0, infra_prone: 0 };
-    rows.forEach(function (t) { flagsOf(t).forEach(function (f) { counts[f]++; }); });
-    add(root, el('p', 'note', n(rows.length) + ' tasks, worst success rate first (a task with nothing scored first) · ' + n(counts.flaky) + ' flaky · ' +
-      n(counts.always_fail) + ' always_fail · ' + n(counts.infra_prone) + ' infra_prone. A header sorts; a row shows its trials.'), add(el('div', 'scroll tasks-scroll'), tbl));
+    var counts = [0, 0, 0, 0];
+    for (var j = 0; j < count; j++) for (var f = 0; f < 4; f++) if (T.flags[j] & (1 << f)) counts[f]++;
+    add(root, el('p', 'note', n(count) + ' tasks, worst success rate first (a task with nothing scored first) · ' + n(counts[0]) + ' flaky · ' +
+      n(counts[1]) + ' always_fail · ' + n(counts[2]) + ' infra_prone · ' + n(counts[3]) + ' low_coverage (mostly not scored). Cost is every attempt\'s known cost (of how many attempts, when not all); unknown is not 0. A header sorts; a row shows its trials.'),
+      add(el('div', 'scroll tasks-scroll'), tbl), pager);
     sortBy(key, 'asc');
+  }
+
+  // The triage block is one Tab stop: its links take turns being the one
+  // Tab reaches (a roving tabindex), and ↑ ↓ Home End move between them.
+  function roving(list) {
+    var links = Array.prototype.slice.call(list.querySelectorAll('a'));
+    if (!links.length) return;
+    var cur = 0;
+    var set = function (k) {
+      links[cur].tabIndex = -1;
+      cur = k;
+      links[cur].tabIndex = 0;
+    };
+    links.forEach(function (a, k) { a.tabIndex = k === 0 ? 0 : -1; a.addEventListener('focus', function () { set(k); }); });
+    list.addEventListener('keydown', function (e) {
+      var to = e.key === 'ArrowDown' ? cur + 1 : e.key === 'ArrowUp' ? cur - 1 : e.key === 'Home' ? 0 : e.key === 'End' ? links.length - 1 : null;
+      if (to === null) return;
+      e.preventDefault();
+      e.stopPropagation();
+      set(Math.max(0, Math.min(links.length - 1, to)));
+      links[cur].focus();
+    });
   }
 
   // The keyboard: / focuses the search, Esc closes the open detail (back
@@ -694,10 +920,11 @@
     ['status', 'trial', 'reason', 'reward', 'exception', 'attempts'].forEach(function (c) { hr.appendChild(el('th', null, c)); });
     t.appendChild(add(el('thead'), hr));
     var b = el('tbody');
-    ex.view.slice(0, PRINT_MAX).forEach(function (r) {
-      var tr = el('tr');
-      add(tr, el('td', null, GLYPH[r.status] + ' ' + r.status), el('td', null, r.id), el('td', null, show(r.reason)),
-        el('td', null, show(r.reward)), el('td', null, show(r.exception_type)), el('td', null, String(r.attempts)));
+    var rd = ex.round;
+    ex.view.slice(0, PRINT_MAX).forEach(function (i) {
+      var tr = el('tr'), st = rd.status(i);
+      add(tr, el('td', null, GLYPH[st] + ' ' + st), el('td', null, rd.id(i)), el('td', null, show(rd.reason(i))),
+        el('td', null, show(rd.r.reward[i])), el('td', null, show(rd.exc(i))), el('td', null, String(rd.r.attempts[i])));
       b.appendChild(tr);
     });
     t.appendChild(b);
@@ -706,15 +933,34 @@
 
   DATA.rounds.forEach(function (r) {
     var root = document.querySelector('.explorer[data-side="' + r.side + '"]');
-    if (root) explorers.set(r.side, new Explorer(root, r));
+    if (root) explorers.set(r.side, new Explorer(root, new Round(r)));
     var tt = document.querySelector('.tasks[data-side="' + r.side + '"]');
     if (tt && explorers.has(r.side)) new TaskTable(tt, explorers.get(r.side));
+  });
+  document.querySelectorAll('.triage-list').forEach(roving);
+  // The skip links put the focus on their trial list.
+  document.querySelectorAll('a.skip[data-skip]').forEach(function (a) {
+    a.addEventListener('click', function (e) {
+      var ex = explorers.get(a.dataset.skip);
+      if (!ex) return;
+      e.preventDefault();
+      ex.viewport.focus({ preventScroll: true });
+      ex.shown.scrollIntoView({ block: 'start' });
+    });
   });
   window.addEventListener('hashchange', route);
   window.addEventListener('beforeprint', function () { explorers.forEach(function (ex) { printRows(ex); }); });
   route();
-  // Read by the browser test and benchmark: the page is interactive.
+  // Read by the browser test and benchmark: the page is interactive, and
+  // (idleAt, ms from navigation start) when it was first idle after.
   var bySide = Object.create(null); // sides are the page's own names
   explorers.forEach(function (ex, side) { bySide[side] = ex; });
-  window.tpctlReport = { ready: true, explorers: bySide };
+  window.tpctlReport = { ready: true, explorers: bySide, idleAt: null };
+  var idle = window.requestIdleCallback || setTimeout;
+  idle(function () {
+    window.tpctlReport.idleAt = performance.now();
+    // Then, while nothing else happens, find the search text's lines, so
+    // the first keystroke does not wait for it.
+    idle(function () { explorers.forEach(function (ex) { ex.round.text('search'); ex.round.text('tsearch'); }); });
+  });
 })();

@@ -78,12 +78,12 @@ func (r *Round) Detail(id string) (*TrialDetail, error) {
 // (✓ ✗ ⚠ ? ∅).
 func Glyph(status string) string { return glyphs[status] }
 
-// TaskRows is the per-task view of the round (snapshot.TaskTable), sorted
-// by key (snapshot.TaskSortKeys).
+// TaskRows is the per-task view of the round (snapshot.TaskTable, with
+// each task's cost and time), sorted by key (snapshot.TaskSortKeys).
 func (r *Round) TaskRows(key string) ([]snapshot.TaskSummary, error) {
 	var tt snapshot.TaskTable
 	for i := range r.Trials {
-		if err := tt.Add(r.Trials[i].Task, r.Trials[i].Status); err != nil {
+		if err := tt.AddObservation(r.Trials[i].Task, r.Trials[i].Status, r.Trials[i].Observation); err != nil {
 			return nil, err
 		}
 	}

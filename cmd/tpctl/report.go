@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -119,20 +118,37 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		}
 		signature = rep.Summary()
 	}
-	rounds := make([]*report.Round, len(dirs))
-	for i, d := range dirs {
-		r, err := loadReportRound(d)
-		if err != nil {
-			return err
-		}
-		r.Signature = signature
-		rounds[i] = r
-	}
+	// One round is read and written in one streamed pass (its memory is
+	// the page's compact data); two are loaded for the comparison.
 	var render func(io.Writer) error
 	var comparable *bool
-	if len(rounds) == 1 {
-		render = func(w io.Writer) error { return report.WriteRound(w, rounds[0]) }
+	ids := make([]string, len(dirs))
+	trials := 0
+	if len(dirs) == 1 {
+		render = func(w io.Writer) error {
+			wr, err := report.WriteRoundSnapshot(w, dirs[0], signature)
+			if err != nil {
+				var le *report.LoadError
+				if errors.As(err, &le) {
+					return loadRoundErr(le.Err, le.Dir)
+				}
+				return err
+			}
+			ids[0], trials = wr.RoundID, wr.Trials
+			return nil
+		}
 	} else {
+		rounds := make([]*report.Round, len(dirs))
+		for i, d := range dirs {
+			r, err := loadReportRound(d)
+			if err != nil {
+				return err
+			}
+			r.Signature = signature
+			rounds[i] = r
+			ids[i] = r.Manifest.RoundID
+			trials += len(r.Trials)
+		}
 		res, err := compare.Rounds(ctx, dirs[0], dirs[1])
 		if err != nil {
 			if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -149,14 +165,14 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 	scanner := a.secrets.scanner()
 	check := func(page []byte) error { return scanner.CheckPayload("the report for "+strconv.Quote(o.Out), page) }
 	if o.Out == "-" {
-		var buf bytes.Buffer
-		if err := render(&buf); err != nil {
-			return err
-		}
-		if err := check(buf.Bytes()); err != nil {
+		// Streamed through a temporary file: checked whole, by the scanner
+		// the output filter uses, before a byte reaches stdout, so it goes
+		// out unfiltered (not scanned twice); memory as for --out FILE.
+		_, err := report.Stream(a.io.Unfiltered(), render, check)
+		var payload *redact.PayloadError
+		if errors.As(err, &payload) {
 			return reportSecretErr(err)
 		}
-		_, err := a.stdout().Write(buf.Bytes())
 		return err
 	}
 	// Refused before its folder is made: a folder made inside a
@@ -184,15 +200,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 		}
 		return err
 	}
-	trials := 0
-	for _, r := range rounds {
-		trials += len(r.Trials)
-	}
 	if a.jsonOutput() {
-		ids := make([]string, len(rounds))
-		for i, r := range rounds {
-			ids[i] = r.Manifest.RoundID
-		}
 		return a.io.JSON(struct {
 			MessageType string   `json:"message_type"`
 			Out         string   `json:"out"`
@@ -202,7 +210,7 @@ func runReport(ctx context.Context, a *app, o *reportOptions) error {
 			Comparable  *bool    `json:"comparable"`
 		}{"report", o.Out, n, ids, trials, comparable})
 	}
-	fmt.Fprintf(a.io.Out, "wrote %s (%s, %s of %s)\n", o.Out, ui.Plural(n, "byte"), ui.Plural(trials, "trial"), ui.Plural(len(rounds), "round"))
+	fmt.Fprintf(a.io.Out, "wrote %s (%s, %s of %s)\n", o.Out, ui.Plural(n, "byte"), ui.Plural(trials, "trial"), ui.Plural(len(dirs), "round"))
 	if comparable != nil && !*comparable {
 		fmt.Fprintln(a.io.Out, "the rounds are not comparable: the report names the failed conditions and shows no delta")
 	}

@@ -3,6 +3,7 @@ package safefs
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -151,4 +152,17 @@ func WriteBeside(path string, data []byte, perm fs.FileMode, force bool, inputs 
 		return err
 	}
 	return WriteFile(path, data, perm)
+}
+
+// WriteBesideFrom is WriteBeside for content streamed by write
+// (WriteFileFrom): the checks come first, and the file appears at path
+// only once write returns nil. It returns the number of bytes written.
+func WriteBesideFrom(path string, perm fs.FileMode, force bool, inputs []string, write func(io.Writer) error) (int64, error) {
+	if err := CheckOutside(path, inputs...); err != nil {
+		return 0, err
+	}
+	if err := CheckReplaceable(path, force); err != nil {
+		return 0, err
+	}
+	return WriteFileFrom(path, perm, write)
 }

@@ -216,3 +216,15 @@ func (b *LineBuffer) emit(n int) {
 	_, b.err = b.w.Write(b.buf[:n])
 	b.buf = append(b.buf[:0], b.buf[n:]...)
 }
+
+// Unfiltered is standard output before Filter (and before --quiet), for
+// output a command has already checked whole with the same secret
+// scanner, so that it is not scanned a second time on its way out:
+// tpctl report --out - (the page is refused, unwritten, if the scan finds
+// anything).
+func (s *Streams) Unfiltered() io.Writer {
+	if s.rawOut == nil {
+		return s.Out
+	}
+	return s.rawOut
+}
