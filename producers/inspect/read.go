@@ -95,6 +95,9 @@ func Open(r io.ReaderAt, size int64, name string, lim Limits) (*Log, error) {
 		}
 	default:
 		l.Format = FormatJSON
+		if size > l.lim.Document {
+			return nil, &TooLargeError{Log: name, Limit: l.lim.Document}
+		}
 		if err := l.openJSON(); err != nil {
 			return nil, err
 		}
