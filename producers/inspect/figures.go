@@ -42,11 +42,12 @@ func (b *Body) CountBody(s *Sample) {
 type Difference struct {
 	// Field is the header field (results.completed_samples,
 	// results.scores[match].scored_samples).
-	Field string
+	Field string `json:"field"`
 	// Inspect is the header's figure; Body is what the body holds.
-	Inspect, Body int64
+	Inspect int64 `json:"inspect"`
+	Body    int64 `json:"log_body"`
 	// Why words the difference.
-	Why string
+	Why string `json:"why"`
 }
 
 func (d Difference) String() string {

@@ -304,7 +304,7 @@ func TestNamedFixtureLogs(t *testing.T) {
 		if c[Success] != 8 || c[Failure] != 2 || float64(c[Success])/float64(c[Success]+c[Failure]) != 0.8 {
 			t.Errorf("counts %v", c)
 		}
-		if s.Header.Results.Scores[0].Metrics[0].Name != "accuracy" || s.Header.Results.Scores[0].Metrics[0].Value != 0.8 {
+		if s.Header.Results.Scores[0].Metrics[0].Name != "accuracy" || *s.Header.Results.Scores[0].Metrics[0].Value != 0.8 {
 			t.Errorf("Inspect's figures %+v", s.Header.Results.Scores[0])
 		}
 		if len(s.Differences) != 0 {

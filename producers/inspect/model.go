@@ -115,19 +115,21 @@ type Results struct {
 
 // ScoreFigure is one EvalScore of the results.
 type ScoreFigure struct {
-	Name    string
-	Scorer  string
-	Reducer string
+	Name    string `json:"name"`
+	Scorer  string `json:"scorer"`
+	Reducer string `json:"reducer,omitempty"`
 	// Scored and Unscored are scored_samples and unscored_samples, nil
 	// where the log (older than the fields) has none.
-	Scored, Unscored *int64
-	Metrics          []MetricFigure
+	Scored   *int64         `json:"scored_samples"`
+	Unscored *int64         `json:"unscored_samples"`
+	Metrics  []MetricFigure `json:"metrics"`
 }
 
 // MetricFigure is one metric of a score, in the log's order.
 type MetricFigure struct {
-	Name  string
-	Value float64
+	Name string `json:"name"`
+	// Value is nil when the metric is not a finite number (NaN).
+	Value *float64 `json:"value"`
 }
 
 // EvalError is Inspect's EvalError: the message and the traceback.
@@ -260,7 +262,11 @@ func decodeResults(r *node) (*Results, error) {
 			if name == "" {
 				name = k
 			}
-			f.Metrics = append(f.Metrics, MetricFigure{Name: name, Value: v})
+			mf := MetricFigure{Name: name}
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				mf.Value = &v
+			}
+			f.Metrics = append(f.Metrics, mf)
 		}
 		res.Scores = append(res.Scores, f)
 	}
