@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -32,6 +33,16 @@ func TestMain(m *testing.M) {
 	testscript.Main(m, scriptCmds)
 }
 
+// scriptConditions lets other test files add script conditions ([name]).
+var scriptConditions = map[string]func() (bool, error){}
+
+func scriptCondition(cond string) (bool, error) {
+	if c, ok := scriptConditions[cond]; ok {
+		return c()
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
 // scriptSetups lets other test files prepare the script environment.
 var scriptSetups []func(*testscript.Env) error
 
@@ -42,6 +53,7 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("TPCTL_UPDATE_SCRIPTS") != "",
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON, "maxwidth": maxWidth},
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			for _, s := range scriptSetups {

@@ -757,6 +757,37 @@ func (f *Facts) Lines() []string {
 	return out
 }
 
+// logOfTasks finds the one log directly under root whose task names every
+// planned trial's task ("<task>/<sample id>"), "" when none or several.
+func logOfTasks(root string, tasks map[string]int) string {
+	logs, _ := findLogs(root)
+	defer func() {
+		for _, l := range logs {
+			l.closer()
+		}
+	}()
+	hit := ""
+	for _, l := range logs {
+		if l.log == nil || len(tasks) == 0 {
+			continue
+		}
+		all := true
+		for t := range tasks {
+			if !strings.HasPrefix(t, l.log.Header.Task+"/") {
+				all = false
+				break
+			}
+		}
+		if all {
+			if hit != "" {
+				return ""
+			}
+			hit = l.file
+		}
+	}
+	return hit
+}
+
 // CheckJob sets Inspect's own figures beside the plan: the log's header
 // (results.total_samples, completed_samples, each score's counts and
 // metrics) against its body; a difference is warned as
@@ -773,7 +804,12 @@ func (p *Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.
 		}
 	}
 	if file == "" {
-		return nil, nil
+		// No planned attempt ran (a log holding no samples): the log is
+		// the one under root whose task names the plan's trials.
+		file = logOfTasks(root, plan.Tasks)
+		if file == "" {
+			return nil, nil
+		}
 	}
 	abs, err := safefs.Resolve(root, file)
 	if err != nil {
