@@ -139,7 +139,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		if err != nil {
 			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
 		}
-		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
+		printSummary(a, res.Manifest, res.Dir, &facts.Cost, facts.Scope)
 		printHarborNumbers(a, res)
 		printProducerNumbers(a, res)
 		st := a.io.Styles()

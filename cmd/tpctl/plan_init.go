@@ -36,7 +36,7 @@ func newPlanInitCmd(a *app, runF func(context.Context, *app, *planInitOptions) e
 	opts := &planInitOptions{}
 	cmd := &cobra.Command{
 		Use:   "init --root JOBDIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME]",
-		Short: "Draft an import plan from a Harbor job folder, for review",
+		Short: "Draft an import plan from a Harbor job or an Inspect log, for review",
 		Long: `Init reads the Harbor job's own declaration of what it planned (the job's
 lock.json, else its config.json; the job's result.json n_total_trials as a
 cross-check) and drafts every planned trial: a finished trial with its folder,
@@ -60,19 +60,31 @@ checked by hand.
 Which producer's output --root holds is detected (--from names it when a
 folder holds several); a folder holding none of it is refused.
 
+A folder of Inspect AI logs (.eval or .json, log format version 2): one plan
+is one log (task × model), so a folder of several is refused, naming each
+with the --log flag that picks it (--task and --model narrow too). The
+planned set is the log's own: eval.dataset.sample_ids × eval.config.epochs,
+each (sample, epoch) a trial "<task>/<sample id>#<epoch - 1>", a sample the
+log does not hold counted missing. The primary scorer is the log's only one,
+or --scorer NAME. source.revision is the Inspect version the log records;
+the dataset digest is proposed from the dataset's name, location and planned
+sample ids (docs/digest-rules.md, inspect-dataset); settings.dataset records
+the dataset's size beside the planned samples, so a limited run says so.
+
 Exit status: 0 drafted; 1 the job cannot be drafted as one plan (several
 pairs, revisions or settings), or --root holds no output tpctl reads; 2 bad
 flags or an unreadable job (a corrupt lock.json, a trial folder its job did
 not plan).`,
 		Example: `  tpctl plan init --root testdata/harbor-v0.22.0/jobs/2026-09-01__10-00-00 --model gpt-5.4 --out import-plan.json
-  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout`,
+  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout
+  tpctl plan init --root logs --log 2026-05-01T10-00-00_popularity.eval --scorer match`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), a, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Root, "root", "", "Harbor job folder; dirs in the plan are relative to it")
+	f.StringVar(&opts.Root, "root", "", "Harbor job folder, or folder of Inspect logs; dirs in the plan are relative to it")
 	f.StringVar(&opts.Out, "out", "", "write the draft to this new file instead of stdout")
 	f.StringVar(&opts.Agent, "agent", "", "draft only this agent's planned trials (a job with several)")
 	f.StringVar(&opts.Model, "model", "", "draft only this model's planned trials (a job with several)")

@@ -174,7 +174,7 @@ func runSnapshotShow(a *app, dir string) error {
 		}{m, facts.Cost})
 	}
 	a.page()
-	printSummary(a, m, dir, &facts.Cost)
+	printSummary(a, m, dir, &facts.Cost, facts.Scope)
 	for _, h := range heads {
 		cut := ""
 		if h.Truncated {

@@ -61,7 +61,7 @@ var rules = []Rule{
 	{"the sample's record cannot be read (not JSON, over the size cap, not EvalSample's shape; the error is kept in detail)", Unscored, ReasonResultInvalid},
 	{"the sample hit an operator limit (a person stopped it): not the model's verdict, whatever its score", Unscored, ReasonOperatorLimit},
 	{"the attempt ended in an error and has no score, and the error is a cancellation (CancelledError or Cancelled, as Inspect's is_cancellation_message reads it)", Unscored, ReasonCancelled},
-	{"the attempt ended in an error and has no score, and the exception class (the traceback's last line) is in the infrastructure list (sandbox and model-provider failures; see InfraClasses)", InfraError, ReasonInfraException},
+	{"the attempt ended in an error and has no score, and the exception class (the traceback's last line) is in the infrastructure list inspect-infra/1 (sandbox and model-provider failures, listed in docs/outcomes.md)", InfraError, ReasonInfraException},
 	{"the attempt ended in any other error and has no score (the message and the exception class are kept)", Unscored, ReasonSampleError},
 	{"the sample hit a limit (message, token, time, working, context, cost, turn, custom) and has no score", Unscored, ReasonLimitUnscored},
 	{"no score from the primary scorer", Unscored, ReasonScoreMissing},
