@@ -76,8 +76,10 @@ func exampleSample(id, epoch int, q, a, rest string) string {
 const exampleTraceback = "Traceback (most recent call last):\n  File \"/site-packages/openai/_base_client.py\", line 1, in request\nopenai.RateLimitError: Error code: 429\n"
 
 func exampleEval(t testing.TB) []byte {
-	score := func(v string) string { return `,
-  "scores": {"match": {"value": ` + v + `, "answer": "x"}}` }
+	score := func(v string) string {
+		return `,
+  "scores": {"match": {"value": ` + v + `, "answer": "x"}}`
+	}
 	retry := `,
   "error_retries": [{"message": "Error code: 429", "traceback": ` + fmt.Sprintf("%q", exampleTraceback) + `, "traceback_ansi": ""}]`
 	infra := `,
@@ -122,7 +124,7 @@ func exampleJSON() []byte {
 // rewrites them), and they read as the README says.
 func TestExampleLogs(t *testing.T) {
 	want := map[string][]byte{
-		"2026-05-01T10-00-00_arith_gpt.eval":   exampleEval(t),
+		"2026-05-01T10-00-00_arith_gpt.eval":    exampleEval(t),
 		"2026-05-01T10-05-00_arith_claude.json": exampleJSON(),
 	}
 	for name, b := range want {
