@@ -156,6 +156,12 @@ func decodeHeader(root *node, logName, member string) (*Header, error) {
 		return nil, bad("", "not an Inspect log: the document is not a JSON object")
 	}
 	h := &Header{Version: SupportedVersion}
+	// Every Inspect log, of any version, has an eval object; another JSON
+	// document (an import plan, whose version is 1) is no log at all.
+	ev := root.get("eval")
+	if !ev.isObject() {
+		return nil, bad("/eval", "not an Inspect log: no eval object")
+	}
 	// EvalLog.version defaults to 2 in Inspect's model, so a log without
 	// the field is read as version 2, as Inspect reads it.
 	if v := root.get("version"); v != nil {
@@ -165,10 +171,6 @@ func decodeHeader(root *node, logName, member string) (*Header, error) {
 		}
 	}
 	h.Status = root.get("status").str()
-	ev := root.get("eval")
-	if !ev.isObject() {
-		return nil, bad("/eval", "not an Inspect log: no eval object")
-	}
 	h.eval, h.plan = ev, root.get("plan")
 	h.InspectVersion = ev.path("packages", "inspect_ai").str()
 	h.EvalID = ev.get("eval_id").str()
