@@ -218,7 +218,42 @@ func (p *Producer) Draft(_ context.Context, root string, opts producers.DraftOpt
 	if f.err != nil {
 		return nil, f.err
 	}
-	return draftLog(f.file, f.log, opts, skipped)
+	d, err := draftLog(f.file, f.log, opts, skipped)
+	if err != nil {
+		return nil, err
+	}
+	d.Warnings = append(d.Warnings, manifestWarnings(root, logs)...)
+	return d, nil
+}
+
+// manifestWarnings reads the eval set's manifest (eval-set.json) when the
+// folder has one: a task × model it planned with no log in the folder is
+// a run that never wrote one, and the plan of another log cannot count
+// it, so it is said.
+func manifestWarnings(root string, logs []found) []string {
+	data, err := safefs.ReadFileCapped(filepath.Join(root, ManifestName), 64<<20)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return []string{ManifestName + " could not be read: " + err.Error()}
+	}
+	m, err := ReadManifest(data, ManifestName)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var headers []*Header
+	for _, l := range logs {
+		if l.log != nil {
+			headers = append(headers, &l.log.Header)
+		}
+	}
+	var out []string
+	for _, t := range m.Unlogged(headers) {
+		out = append(out, fmt.Sprintf("the eval set %s planned task %s with model %s (task_id %s), and the folder holds no log of it: its samples are counted nowhere",
+			orDash(m.EvalSetID), orDash(t.Name), orDash(t.Model), t.TaskID))
+	}
+	return out
 }
 
 func selection(o producers.DraftOptions) string {

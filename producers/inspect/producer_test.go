@@ -144,6 +144,17 @@ func TestDraftFolder(t *testing.T) {
 	if len(d.Plan.Trials[5].Attempts) != 0 {
 		t.Errorf("the missing pair has attempts %v", d.Plan.Trials[5].Attempts)
 	}
+	// An eval set's manifest naming a task the folder has no log of.
+	if err := os.WriteFile(filepath.Join(dir, ManifestName), []byte(`{"eval_set_id": "s1", "tasks": [{"name": "synthetic", "task_id": "t1", "model": "openai/gpt-x", "task_args": {}, "model_args": {}, "sequence": 0}, {"name": "other", "task_id": "t9", "model": "openai/gpt-x", "task_args": {}, "model_args": {}, "sequence": 1}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err = p.Draft(context.Background(), dir, producers.DraftOptions{Log: "s.eval"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := strings.Join(d.Warnings, "\n"); !strings.Contains(w, "planned task other with model openai/gpt-x (task_id t9)") || strings.Contains(w, "task_id t1") {
+		t.Errorf("warnings %s", w)
+	}
 	var ne *NoLogError
 	if _, err := p.Draft(context.Background(), t.TempDir(), producers.DraftOptions{}); !errors.As(err, &ne) {
 		t.Errorf("an empty folder: %v", err)
