@@ -273,7 +273,7 @@ type TaskCollisionError struct {
 }
 
 func (e *TaskCollisionError) Error() string {
-	return fmt.Sprintf("%s: the sample ids 1 and \"1\" kind name one trial %s: tpctl cannot plan both", e.Log, e.Task)
+	return fmt.Sprintf("%s: two sample ids, an integer and a string of the same text, both name trial %s: tpctl cannot plan both", e.Log, e.Task)
 }
 
 func draftLog(file string, l *Log, opts producers.DraftOptions, skipped []producers.Skip) (*producers.Draft, error) {

@@ -190,3 +190,17 @@ func TestDetectFixtures(t *testing.T) {
 		t.Errorf("draft of a version-3 log: %v", err)
 	}
 }
+
+// TestDraftIDCollision: the ids 1 and "1" are two samples to Inspect but
+// would be one trial; the draft refuses rather than merge them.
+func TestDraftIDCollision(t *testing.T) {
+	dir := t.TempDir()
+	h := strings.Replace(synthHeader("2", ""), `"sample_ids": [1, "b", 3]`, `"sample_ids": [1, "1"]`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "c.json"), []byte(h), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var ce *TaskCollisionError
+	if _, err := New().Draft(context.Background(), dir, producers.DraftOptions{}); !errors.As(err, &ce) || ce.Task != "synthetic/1" {
+		t.Errorf("err %v", err)
+	}
+}
