@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tuneplane/tpctl/compare"
 	"io"
 	"slices"
 	"strconv"
@@ -24,8 +25,10 @@ type roundFacts struct {
 	Cost   snapshot.Cost
 	Triage snapshot.Triage
 	// Scope words the planned samples against the dataset ("3 of 2,376
-	// samples of the dataset"), "" when the plan does not record both.
-	Scope string
+	// samples of the dataset"), "" when the plan does not record both;
+	// Dataset is the same as data.
+	Scope   string
+	Dataset *compare.DatasetScope
 }
 
 // readRoundFacts sums the cost and gathers the triage of an opened
@@ -42,6 +45,9 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 	}
 	f.Cost = cs.Cost()
 	f.Scope = datasetScope(s.Plan())
+	if planned, size, ok := s.Plan().DatasetScope(); ok {
+		f.Dataset = &compare.DatasetScope{PlannedSamples: planned, Samples: size}
+	}
 	return f, nil
 }
 
