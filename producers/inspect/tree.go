@@ -117,9 +117,6 @@ func (n *node) isObject() bool { return n != nil && n.kind == jsonscan.BeginObje
 func (n *node) isArray() bool  { return n != nil && n.kind == jsonscan.BeginArray }
 func (n *node) isString() bool { return n != nil && n.kind == jsonscan.String }
 func (n *node) isNumber() bool { return n != nil && n.kind == jsonscan.Number }
-func (n *node) isBool() bool {
-	return n != nil && (n.kind == jsonscan.True || n.kind == jsonscan.False)
-}
 
 // str returns a string member's text ("" when absent or not a string).
 func (n *node) str() string {
