@@ -151,6 +151,16 @@ type Side struct {
 	SuccessRateCI95 *[2]float64         `json:"success_rate_ci95"`
 	Coverage        *float64            `json:"coverage"`
 	CoverageCI95    *[2]float64         `json:"coverage_ci95"`
+	// Dataset is the planned samples beside the dataset's size, when the
+	// plan records both (settings.dataset; an Inspect round): a limited
+	// run is never read as the full dataset.
+	Dataset *DatasetScope `json:"dataset,omitempty"`
+}
+
+// DatasetScope is a round's planned samples and its dataset's size.
+type DatasetScope struct {
+	PlannedSamples int64 `json:"planned_samples"`
+	Samples        int64 `json:"samples"`
 }
 
 // Transitions classify every trial of either plan, matched by trial_id.
@@ -338,6 +348,9 @@ func open(ctx context.Context, which string, s *snapshot.Snapshot) (*round, erro
 		SuccessRateCI95: m.SuccessRateCI95,
 		Coverage:        m.Coverage,
 		CoverageCI95:    m.CoverageCI95,
+	}
+	if planned, size, ok := r.plan.DatasetScope(); ok {
+		r.info.Dataset = &DatasetScope{PlannedSamples: planned, Samples: size}
 	}
 	return r, nil
 }

@@ -67,6 +67,16 @@ type Side struct {
 	Name       string              `json:"name"`
 	Checkpoint snapshot.Checkpoint `json:"checkpoint"`
 	Summary    round.Summary       `json:"summary"`
+	// Dataset is the planned samples beside the dataset's size when the
+	// round's plan records both (an Inspect round): the rates judged are
+	// over those samples, never the whole dataset.
+	Dataset *DatasetScope `json:"dataset,omitempty"`
+}
+
+// DatasetScope is a round's planned samples and its dataset's size.
+type DatasetScope struct {
+	PlannedSamples int64 `json:"planned_samples"`
+	Samples        int64 `json:"samples"`
 }
 
 // Rule is one rule's judgement. Value is the number judged (a lower
@@ -369,7 +379,11 @@ func tooFew(null *stats.NullReason) string {
 
 func side(r *round.Round, s round.Summary) Side {
 	m := r.Manifest
-	return Side{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Summary: s}
+	side := Side{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Summary: s}
+	if r.HasDataset {
+		side.Dataset = &DatasetScope{PlannedSamples: r.Planned, Samples: r.DatasetSize}
+	}
+	return side
 }
 
 // pct formats a fraction as a percentage with up to one decimal.

@@ -678,10 +678,10 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 	}
 	n := len(r.prior) + len(r.w.Leftovers()) + 1 + len(r.found) + len(r.missing) + len(r.later) + 7
 	res := &Result{Dir: r.opts.Out, Warnings: make([]Warning, 0, n), Skipped: []Warning{}}
-	if w, err := r.jobCheck(res); err != nil {
+	if ws, err := r.jobCheck(res); err != nil {
 		return nil, err
-	} else if w != nil {
-		res.Warnings = append(res.Warnings, *w)
+	} else {
+		res.Warnings = append(res.Warnings, ws...)
 	}
 	for _, l := range append(slices.Clone(r.prior), r.w.Leftovers()...) {
 		res.Warnings = append(res.Warnings, Warning{"stale_temp", l.Message()})
@@ -934,20 +934,24 @@ func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
 
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
-func (r *importRun) jobCheck(res *Result) (*Warning, error) {
+func (r *importRun) jobCheck(res *Result) ([]Warning, error) {
 	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks, TaskDirs: r.taskDirs})
 	if err != nil {
-		return &Warning{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}, nil
+		return []Warning{{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}}, nil
 	}
 	if c == nil {
 		return nil, nil
 	}
 	res.Job = c.Facts
-	if c.Differs == "" {
-		return nil, nil
+	var out []Warning
+	if c.Differs != "" {
+		if r.opts.Strict {
+			return nil, &PlanDiffersError{Message: "plan_differs_from_job: " + c.Differs}
+		}
+		out = append(out, Warning{"plan_differs_from_job", c.Differs})
 	}
-	if r.opts.Strict {
-		return nil, &PlanDiffersError{Message: "plan_differs_from_job: " + c.Differs}
+	for _, n := range c.Warnings {
+		out = append(out, Warning{n.Code, n.Message})
 	}
-	return &Warning{"plan_differs_from_job", c.Differs}, nil
+	return out, nil
 }

@@ -86,6 +86,10 @@ type DraftOptions struct {
 	Agent, Model string
 	// Split is the plan's split ("" leaves a placeholder).
 	Split string
+	// Task and Log pick one run of a folder holding several (Inspect: one
+	// log per task × model); Scorer names the primary scorer of a run
+	// with several. A producer without such choices ignores them.
+	Task, Log, Scorer string
 }
 
 // Draft is a drafted import plan and what plan init says about it.
@@ -160,6 +164,10 @@ type JobCheck struct {
 	// Differs, when not empty, says how the plan differs from the
 	// planned set the run declared (warning plan_differs_from_job).
 	Differs string
+	// Warnings are the producer's own warnings about its figures (Inspect:
+	// producer_counts_differ, a header whose counts its log's body does
+	// not bear out). They stay warnings under --strict.
+	Warnings []Note
 }
 
 // Registry is the producers tpctl knows, in the order they were added:

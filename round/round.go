@@ -118,6 +118,11 @@ type Round struct {
 	// Cost is what every attempt of the round cost, with its coverage
 	// (snapshot.Cost).
 	Cost snapshot.Cost
+	// Planned and DatasetSize are the plan's planned samples and its
+	// dataset's size when it records both (settings.dataset, an Inspect
+	// round); HasDataset says it does.
+	Planned, DatasetSize int64
+	HasDataset           bool
 	// taskCost is each task's, for CostOf.
 	taskCost map[string]*snapshot.CostSum
 }
@@ -173,7 +178,9 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials, Cost: cost.Cost(), taskCost: taskCost}, nil
+	r := &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials, Cost: cost.Cost(), taskCost: taskCost}
+	r.Planned, r.DatasetSize, r.HasDataset = s.Plan().DatasetScope()
+	return r, nil
 }
 
 // Tasks returns the round's task names in canonical order.

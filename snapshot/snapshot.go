@@ -267,6 +267,24 @@ type PlanSummary struct {
 	} `json:"trials"`
 }
 
+// DatasetScope reads the plan's settings.dataset: the samples the run
+// planned and the dataset's size, as a producer that knows both records
+// them (Inspect: eval.dataset.sample_ids and eval.dataset.samples). ok is
+// false when the plan does not record both, as a Harbor plan does not.
+func (p *PlanSummary) DatasetScope() (planned, size int64, ok bool) {
+	var s struct {
+		Dataset *struct {
+			Planned *int64 `json:"planned_samples"`
+			Samples *int64 `json:"samples"`
+		} `json:"dataset"`
+	}
+	if p == nil || len(p.Settings) == 0 || json.Unmarshal(p.Settings, &s) != nil || s.Dataset == nil ||
+		s.Dataset.Planned == nil || s.Dataset.Samples == nil || *s.Dataset.Planned < 0 || *s.Dataset.Samples < 0 {
+		return 0, 0, false
+	}
+	return *s.Dataset.Planned, *s.Dataset.Samples, true
+}
+
 // TrialIDs returns the plan's trial IDs in canonical (task, repeat) order.
 func (p *PlanSummary) TrialIDs() []string {
 	type key struct {

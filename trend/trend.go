@@ -54,6 +54,16 @@ type Result struct {
 	Pairs []Pair `json:"pairs"`
 	// Tasks is the task × round table, tasks in canonical order.
 	Tasks []TaskRow `json:"tasks"`
+	// Dataset is the rounds' planned samples beside the dataset's size,
+	// when every round's plan records both and they agree (an Inspect
+	// cohort): a limited run is never read as the full dataset.
+	Dataset *DatasetScope `json:"dataset,omitempty"`
+}
+
+// DatasetScope is the planned samples and the dataset's size.
+type DatasetScope struct {
+	PlannedSamples int64 `json:"planned_samples"`
+	Samples        int64 `json:"samples"`
 }
 
 // Point is one round.
@@ -200,6 +210,15 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95, Cost: r.Cost, USDPerSuccess: perSuccess(r.Cost.USDAllAttempts, s.Counts.Success)})
 		if s.SuccessRate != nil && (res.Best < 0 || *s.SuccessRate > *res.Rounds[res.Best].SuccessRate) {
 			res.Best = i
+		}
+	}
+	if r0 := rounds[0]; r0.HasDataset {
+		res.Dataset = &DatasetScope{PlannedSamples: r0.Planned, Samples: r0.DatasetSize}
+		for _, r := range rounds[1:] {
+			if !r.HasDataset || r.Planned != r0.Planned || r.DatasetSize != r0.DatasetSize {
+				res.Dataset = nil
+				break
+			}
 		}
 	}
 	rated := 0

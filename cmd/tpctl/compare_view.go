@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -62,6 +63,15 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 		same(s, "verifier", b.Protocol.VerifierDigest, c.Protocol.VerifierDigest),
 		same(s, "settings", b.Protocol.SettingsDigest, c.Protocol.SettingsDigest),
 		{"split", printable(b.Protocol.Split), printable(c.Protocol.Split), ""},
+	}
+	if b.Dataset != nil || c.Dataset != nil {
+		// A limited run says so beside its rates (Inspect rounds).
+		for i, r := range rows {
+			if r[0] == "coverage" {
+				rows = slices.Insert(rows, i+1, []string{"over", sideScope(b.Dataset), sideScope(c.Dataset), ""})
+				break
+			}
+		}
 	}
 	if err := ui.Columns(&bw, opt.Width, ui.Table{Header: header, Rows: rows, Elide: []bool{false, true, true, false}, Mask: opt.Mask}); err != nil {
 		return err
@@ -206,3 +216,15 @@ func signed(x float64) string {
 func itoa(n int) string { return ui.Count(int64(n)) }
 
 func pad(s string, width int) string { return s + strings.Repeat(" ", max(0, width-len(s))) }
+
+// sideScope words a round's planned samples against its dataset ("10 of
+// 100 samples of the dataset"); "" when the plan does not record both.
+func sideScope(d *compare.DatasetScope) string {
+	switch {
+	case d == nil:
+		return ""
+	case d.PlannedSamples < d.Samples:
+		return count(int(d.PlannedSamples)) + " of " + count(int(d.Samples)) + " samples of the dataset"
+	}
+	return "all " + ui.Plural(int(d.PlannedSamples), "sample") + " of the dataset"
+}

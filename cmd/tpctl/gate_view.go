@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tuneplane/tpctl/compare"
 	"io"
 	"slices"
 	"strings"
@@ -23,6 +24,10 @@ func writeGate(w io.Writer, width int, mask func(string) string, v *gate.Verdict
 		fmt.Fprintf(&b, " against baseline %s (%s)", ui.Printable(v.Baseline.Dir), ui.Printable(v.Baseline.Checkpoint.Ref))
 	}
 	fmt.Fprintf(&b, ", policy %s\n", ui.Printable(v.Policy))
+	if d := v.Candidate.Dataset; d != nil {
+		// A limited run says so: the rates judged are over these samples.
+		fmt.Fprintf(&b, "  rates over %s\n", sideScope(&compare.DatasetScope{PlannedSamples: d.PlannedSamples, Samples: d.Samples}))
+	}
 	for _, r := range v.Rules {
 		mark := "ok  "
 		if !r.Passed() {

@@ -144,8 +144,9 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		if err != nil {
 			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
 		}
-		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
+		printSummary(a, res.Manifest, res.Dir, &facts.Cost, facts.Scope)
 		printHarborNumbers(a, res)
+		printProducerNumbers(a, res)
 		st := a.io.Styles()
 		// A big job can carry thousands of warnings of one kind (e.g.
 		// dir_missing): show the first few of each code and count the rest;
@@ -293,6 +294,17 @@ func printHarborNumbers(a *app, res *importer.Result) {
 func harborJob(res *importer.Result) *plandraft.JobFacts {
 	j, _ := res.Job.(*plandraft.JobFacts)
 	return j
+}
+
+// printProducerNumbers shows another producer's own figures beside
+// tpctl's, as the producer words them (Inspect: its header's counts and
+// metrics, and why they differ).
+func printProducerNumbers(a *app, res *importer.Result) {
+	if l, ok := otherJob(res).(interface{ Lines() []string }); ok {
+		for _, line := range l.Lines() {
+			fmt.Fprintln(a.io.Out, termsafe.Escape(line))
+		}
+	}
 }
 
 // otherJob is another producer's own figures about its run, nil for

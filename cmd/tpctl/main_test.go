@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -50,6 +51,16 @@ func parallelByDefault() {
 	}
 }
 
+// scriptConditions lets other test files add script conditions ([name]).
+var scriptConditions = map[string]func() (bool, error){}
+
+func scriptCondition(cond string) (bool, error) {
+	if c, ok := scriptConditions[cond]; ok {
+		return c()
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
+}
+
 // scriptSetups lets other test files prepare the script environment.
 var scriptSetups []func(*testscript.Env) error
 
@@ -60,6 +71,7 @@ func TestScripts(t *testing.T) {
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("TPCTL_UPDATE_SCRIPTS") != "",
 		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON, "maxwidth": maxWidth},
+		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
 			for _, s := range scriptSetups {

@@ -15,6 +15,7 @@ import (
 	"github.com/tuneplane/tpctl/planfile"
 	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
+	"github.com/tuneplane/tpctl/producers/inspect"
 )
 
 // planInitOptions are the resolved inputs of `tpctl plan init`.
@@ -23,6 +24,8 @@ type planInitOptions struct {
 	Agent, Model, Split string
 	// From names the producer whose output --root holds ("" detects it).
 	From string
+	// Task, Log and Scorer pick one Inspect log and its primary scorer.
+	Task, Log, Scorer string
 }
 
 // newPlanInitCmd is tpctl plan init; runF nil is planInitRun.
@@ -33,7 +36,7 @@ func newPlanInitCmd(a *app, runF func(context.Context, *app, *planInitOptions) e
 	opts := &planInitOptions{}
 	cmd := &cobra.Command{
 		Use:   "init --root JOBDIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME]",
-		Short: "Draft an import plan from a Harbor job folder, for review",
+		Short: "Draft an import plan from a Harbor job or an Inspect log, for review",
 		Long: `Init reads the Harbor job's own declaration of what it planned (the job's
 lock.json, else its config.json; the job's result.json n_total_trials as a
 cross-check) and drafts every planned trial: a finished trial with its folder,
@@ -64,24 +67,39 @@ checked by hand.
 Which producer's output --root holds is detected (--from names it when a
 folder holds several); a folder holding none of it is refused.
 
+A folder of Inspect AI logs (.eval or .json, log format version 2): one plan
+is one log (task × model), so a folder of several is refused, naming each
+with the --log flag that picks it (--task and --model narrow too). The
+planned set is the log's own: eval.dataset.sample_ids × eval.config.epochs,
+each (sample, epoch) a trial "<task>/<sample id>#<epoch - 1>", a sample the
+log does not hold counted missing. The primary scorer is the log's only one,
+or --scorer NAME. source.revision is the Inspect version the log records;
+the dataset digest is proposed from the dataset's name, location and planned
+sample ids (docs/digest-rules.md, inspect-dataset); settings.dataset records
+the dataset's size beside the planned samples, so a limited run says so.
+
 Exit status: 0 drafted; 1 the job cannot be drafted as one plan (several
 pairs, revisions or settings), or --root holds no output tpctl reads; 2 bad
 flags or an unreadable job (a corrupt lock.json, a trial folder its job did
 not plan).`,
 		Example: `  tpctl plan init --root testdata/harbor-v0.22.0/jobs/2026-09-01__10-00-00 --model gpt-5.4 --out import-plan.json
-  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout`,
+  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout
+  tpctl plan init --root logs --log 2026-05-01T10-00-00_popularity.eval --scorer match`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), a, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Root, "root", "", "Harbor job folder; dirs in the plan are relative to it")
+	f.StringVar(&opts.Root, "root", "", "Harbor job folder, or folder of Inspect logs; dirs in the plan are relative to it")
 	f.StringVar(&opts.Out, "out", "", "write the draft to this new file instead of stdout")
 	f.StringVar(&opts.Agent, "agent", "", "draft only this agent's planned trials (a job with several)")
 	f.StringVar(&opts.Model, "model", "", "draft only this model's planned trials (a job with several)")
 	f.StringVar(&opts.Split, "split", "", "the plan's split (default: the REPLACE_SPLIT placeholder)")
-	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor)")
+	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor, inspect)")
+	f.StringVar(&opts.Log, "log", "", "Inspect: draft this log (a file directly under --root) of a folder with several")
+	f.StringVar(&opts.Task, "task", "", "Inspect: draft only the log of this task")
+	f.StringVar(&opts.Scorer, "scorer", "", "Inspect: the primary scorer, whose score decides each sample (a log with several)")
 	return cmd
 }
 
@@ -102,8 +120,12 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split})
+	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split,
+		Task: opts.Task, Log: opts.Log, Scorer: opts.Scorer})
 	if err != nil {
+		if herr := inspectDraftError(err, opts.Root); herr != nil {
+			return herr
+		}
 		var pe *plandraft.PairsError
 		var re *plandraft.RevisionsError
 		var se *plandraft.SettingsError
@@ -193,10 +215,56 @@ func pickProducer(reg *producers.Registry, root, from string) (producers.Produce
 	}
 	var names []string
 	for _, p := range reg.All() {
-		names = append(names, p.Name())
+		names = append(names, outputNoun(p))
 	}
-	return nil, findingErr(fmt.Errorf("no %s output under %s", strings.Join(names, " or "), root),
-		"give --root the folder the evaluation wrote (a Harbor job folder)")
+	return nil, findingErr(fmt.Errorf("no %s under %s", joinOr(names), root),
+		"give --root the folder the evaluation wrote (a Harbor job folder, a folder of Inspect logs)")
+}
+
+// outputNoun is what a producer's output is called in "no … under DIR".
+func outputNoun(p producers.Producer) string {
+	switch p.Format() {
+	case "harbor":
+		return "Harbor job"
+	case inspect.Format:
+		return "Inspect log"
+	}
+	return p.Name() + " output"
+}
+
+// joinOr joins words as "a, b or c".
+func joinOr(words []string) string {
+	if len(words) <= 1 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " or " + words[len(words)-1]
+}
+
+// inspectDraftError words Inspect's draft refusals with their hints (nil
+// for any other error).
+func inspectDraftError(err error, root string) error {
+	var logs *inspect.LogsError
+	var none *inspect.NoLogError
+	var scorer *inspect.ScorerError
+	var version *inspect.VersionError
+	var collide *inspect.TaskCollisionError
+	switch {
+	case errors.As(err, &logs):
+		return findingErr(err, "add the flag of one log, e.g. tpctl plan init --root "+shellArg(root)+" --log "+shellArg(logs.Logs[0].File))
+	case errors.As(err, &none):
+		return findingErr(err, "give --root the folder holding the log, and check --log, --task and --model")
+	case errors.As(err, &scorer):
+		hint := "name the primary scorer: --scorer NAME"
+		if len(scorer.Scorer) > 0 {
+			hint = "name the primary scorer, e.g. --scorer " + shellArg(scorer.Scorer[0])
+		}
+		return findingErr(err, hint)
+	case errors.As(err, &version):
+		return findingErr(err, "tpctl reads Inspect logs of format version 2 (tpctl formats)")
+	case errors.As(err, &collide):
+		return findingErr(err, "tpctl cannot tell the two samples apart: rename one of the ids in the dataset")
+	}
+	return nil
 }
 
 // placeholderCommand is the command that fills one placeholder.

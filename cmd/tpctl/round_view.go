@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/tuneplane/tpctl/compare"
 	"io"
 	"slices"
 	"strconv"
@@ -24,6 +25,11 @@ import (
 type roundFacts struct {
 	Cost   snapshot.Cost
 	Triage snapshot.Triage
+	// Scope words the planned samples against the dataset ("3 of 2,376
+	// samples of the dataset"), "" when the plan does not record both;
+	// Dataset is the same as data.
+	Scope   string
+	Dataset *compare.DatasetScope
 }
 
 // readRoundFacts sums the cost and gathers the triage of an opened
@@ -39,7 +45,26 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 		f.Triage.Add(t)
 	}
 	f.Cost = cs.Cost()
+	f.Scope = datasetScope(s.Plan())
+	if planned, size, ok := s.Plan().DatasetScope(); ok {
+		f.Dataset = &compare.DatasetScope{PlannedSamples: planned, Samples: size}
+	}
 	return f, nil
+}
+
+// datasetScope words a round's planned samples against its dataset, so a
+// smoke sample is never read as the full dataset: "3 of 2,376 samples of
+// the dataset", "all 10 samples of the dataset"; "" when the plan does
+// not record both.
+func datasetScope(p *snapshot.PlanSummary) string {
+	planned, size, ok := p.DatasetScope()
+	switch {
+	case !ok:
+		return ""
+	case planned < size:
+		return count(int(planned)) + " of " + count(int(size)) + " samples of the dataset"
+	}
+	return "all " + ui.Plural(int(planned), "sample") + " of the dataset"
 }
 
 // readSavedFacts opens (verifies) the snapshot at dir and reads its facts.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tuneplane/tpctl/compare"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,10 +176,13 @@ func runSnapshotShow(a *app, dir string) error {
 			*snapshot.Manifest
 			Cost              snapshot.Cost        `json:"cost"`
 			SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
-		}{m, facts.Cost, m.SuccessRateBounds()})
+			// Dataset: the planned samples beside the dataset's size (an
+			// Inspect round); absent when the plan does not record both.
+			Dataset *compare.DatasetScope `json:"dataset,omitempty"`
+		}{m, facts.Cost, m.SuccessRateBounds(), facts.Dataset})
 	}
 	a.page()
-	printSummary(a, m, dir, &facts.Cost)
+	printSummary(a, m, dir, &facts.Cost, facts.Scope)
 	for _, h := range heads {
 		cut := ""
 		if h.Truncated {

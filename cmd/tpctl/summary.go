@@ -12,8 +12,9 @@ import (
 )
 
 // printSummary writes the human summary of a round; cost, when not nil, adds
-// what it cost.
-func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost) {
+// what it cost; scope, when not "", says which part of the dataset the
+// rates are over (datasetScope).
+func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost, scope string) {
 	st := a.io.Styles()
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
@@ -48,12 +49,16 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost)
 	c := m.Counts
 	row("counts", fmt.Sprintf("expected %s · success %s · failure %s · infra_error %s · unscored %s · missing %s",
 		count(c.Expected), count(c.Success), count(c.Failure), count(c.InfraError), count(c.Unscored), count(c.Missing)))
-	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored", count(c.Scored()))))
+	over := ""
+	if scope != "" {
+		over = ", over " + termsafe.Escape(scope)
+	}
+	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored%s", count(c.Scored()), over)))
 	clusteredRow(row, m.Statistics)
 	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
 		row("  bounds", boundsText(b))
 	}
-	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%s of %s planned scored", count(c.Scored()), count(c.Expected))))
+	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%s of %s planned scored%s", count(c.Scored()), count(c.Expected), over)))
 	passKRows(row, m.Statistics)
 	label := st.OK.Render(termsafe.Escape(m.Label))
 	if m.Label != snapshot.LabelClean {

@@ -7,7 +7,11 @@
 // sits below them. A new producer adds its format to byFormat.
 package formats
 
-import "slices"
+import (
+	"slices"
+	"strconv"
+	"strings"
+)
 
 // HarborFormat is the source format name of Harbor job folders.
 const HarborFormat = "harbor"
@@ -40,9 +44,35 @@ var Harbor = []Revision{
 	},
 }
 
+// InspectFormat is the source format name of Inspect AI logs.
+const InspectFormat = "inspect"
+
+// Inspect is the Inspect AI release range whose logs (log format version
+// 2, .eval and .json) tpctl was validated against: the shared fixtures run
+// from 0.3.41 to 0.3.154, and the models were read at the commit of
+// 0.3.260. A plan's source.revision is the Inspect version the log
+// records (eval.packages.inspect_ai), validated when it falls in
+// [InspectMin, InspectMax] by its release numbers (a dev or local suffix
+// counts as its release).
+var Inspect = []Revision{
+	{
+		Commit:  "499e6152e7b8fc8cbd8ac5283536572aa6e4ab17",
+		Name:    InspectMin + " … " + InspectMax,
+		Date:    "2026-08-22",
+		Summary: "log format version 2: .eval (zip) and .json logs; eval.dataset.sample_ids; error_retries; Score.unscored",
+	},
+}
+
+// The Inspect release range of Inspect's validated revisions.
+const (
+	InspectMin = "0.3.41"
+	InspectMax = "0.3.260"
+)
+
 // byFormat is the validated revisions of each format tpctl imports.
 var byFormat = map[string][]Revision{
-	HarborFormat: Harbor,
+	HarborFormat:  Harbor,
+	InspectFormat: Inspect,
 }
 
 // Revisions returns the validated revisions of format, oldest first, or
@@ -53,7 +83,48 @@ func Revisions(format string) []Revision { return byFormat[format] }
 // verified or not by this list rather than by what a file claims.
 func Known(format string) bool { return Revisions(format) != nil }
 
-// Validated reports whether commit is a validated revision of format.
+// Validated reports whether commit is a validated revision of format (for
+// Inspect, a version in the validated release range).
 func Validated(format, commit string) bool {
+	if format == InspectFormat {
+		v, ok := release(commit)
+		lo, _ := release(InspectMin)
+		hi, _ := release(InspectMax)
+		return ok && slices.Compare(v, lo) >= 0 && slices.Compare(v, hi) <= 0
+	}
 	return slices.ContainsFunc(Revisions(format), func(r Revision) bool { return r.Commit == commit })
+}
+
+// release reads the release numbers of a Python package version
+// ("0.3.58.dev16+g6a87748b" is 0.3.58): exactly three dot-separated
+// numbers, then nothing, or a ".devN", "aN", "bN", "rcN", ".postN" or "+local"
+// suffix.
+func release(v string) ([]int, bool) {
+	if i := strings.IndexByte(v, '+'); i >= 0 {
+		v = v[:i]
+	}
+	parts := strings.SplitN(v, ".", 4)
+	if len(parts) < 3 {
+		return nil, false
+	}
+	if len(parts) == 4 && !strings.HasPrefix(parts[3], "dev") && !strings.HasPrefix(parts[3], "post") {
+		return nil, false
+	}
+	last := parts[2]
+	for _, pre := range []string{"rc", "a", "b"} {
+		if i := strings.Index(last, pre); i > 0 {
+			last = last[:i]
+			break
+		}
+	}
+	parts[2] = last
+	out := make([]int, 3)
+	for i := range 3 {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil || n < 0 || strconv.Itoa(n) != parts[i] {
+			return nil, false
+		}
+		out[i] = n
+	}
+	return out, true
 }
