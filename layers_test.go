@@ -35,14 +35,38 @@ func TestLayers(t *testing.T) {
 		{"internal/ui imports no tpctl package but its own",
 			func(p string) bool { return p == mod+"/internal/ui" },
 			[]string{mod + "/"}, false},
-		{"snapshot does not know Harbor", func(p string) bool { return p == mod+"/snapshot" }, []string{mod + "/harbor"}, false},
-		{"planfile does not know Harbor", func(p string) bool { return p == mod+"/planfile" }, []string{mod + "/harbor"}, false},
+		{"snapshot does not know Harbor", func(p string) bool { return p == mod+"/snapshot" }, []string{mod + "/producers/harbor"}, false},
+		{"planfile does not know Harbor", func(p string) bool { return p == mod+"/planfile" }, []string{mod + "/producers/harbor"}, false},
 		{"the readers of saved rounds do not know Harbor or run anything",
 			func(p string) bool {
 				return slices.Contains([]string{"compare", "attest", "round", "export", "trend", "gate"}, strings.TrimPrefix(p, mod+"/"))
 			},
-			[]string{mod + "/harbor", mod + "/atif", mod + "/importer", mod + "/evalrun", mod + "/upload"}, false},
+			[]string{mod + "/producers/harbor", mod + "/producers/harbor/atif", mod + "/importer", mod + "/evalrun", mod + "/upload"}, false},
 	}
+	// The wings of the producers (docs/layout.md, "Adding a producer"):
+	// only cmd/tpctl, which builds the registry, the wings themselves,
+	// evalrun (which runs Harbor) and the test helpers may import one.
+	wings := []string{"producers/harbor", "producers/inspect", "producers/lmeval"}
+	inWing := func(p string) bool {
+		p = strings.TrimPrefix(p, mod+"/")
+		return slices.ContainsFunc(wings, func(w string) bool { return p == w || strings.HasPrefix(p, w+"/") })
+	}
+	mayImportWings := func(p string) bool {
+		p = strings.TrimPrefix(p, mod+"/")
+		return strings.HasPrefix(p, "cmd/") || p == "evalrun" || inWing(mod+"/"+p) || slices.Contains(testHelpers, p) ||
+			slices.ContainsFunc(testHelpers, func(h string) bool { return strings.HasPrefix(p, h+"/") })
+	}
+	var wingImports []string
+	for _, w := range wings {
+		wingImports = append(wingImports, mod+"/"+w, mod+"/"+w+"/")
+	}
+	rules = append(rules, struct {
+		name      string
+		applies   func(pkg string) bool
+		forbidden []string
+		pending   bool
+	}{"the model imports no producer's wing (it reads producers through package producers)",
+		func(p string) bool { return !mayImportWings(p) }, wingImports, false})
 	for _, pkg := range strings.Fields(string(out)) {
 		var deps []string
 		for _, r := range rules {
@@ -72,6 +96,12 @@ func TestLayers(t *testing.T) {
 		}
 	}
 }
+
+// testHelpers are the packages only tests and benchmarks use
+// (docs/layout.md, "Helpers for tests and benchmarks"), with the packages
+// under them.
+var testHelpers = []string{"compare/comparetest", "report/reporttest", "upload/ingesttest", "internal/fixtures",
+	"internal/fakeharbor", "internal/harborgen", "internal/gen", "internal/browsertest", "internal/golden", "internal/benchcmd", "action"}
 
 // TestLayoutDoc holds docs/layout.md to the tree: every package of
 // go list ./... is named there, and its floors table is the floors as

@@ -14,11 +14,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers"
+	"github.com/tuneplane/tpctl/producers/harbor"
+	"github.com/tuneplane/tpctl/producers/harbor/wing"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -388,7 +390,14 @@ func (st *runState) save(ctx context.Context, res *Result, started []bool) (*Res
 	if err := writeJSON(planPath, plan); err != nil {
 		return res, err
 	}
+	// eval runs Harbor itself, so its rounds are Harbor's: the import
+	// reads them through Harbor's producer alone.
+	harborOnly, err := producers.NewRegistry(wing.New())
+	if err != nil {
+		return res, err
+	}
 	imp, err := importer.ImportPlan(saveCtx, plan, importer.Options{
+		Producers:   harborOnly,
 		PlanPath:    planPath,
 		Root:        st.out,
 		Out:         filepath.Join(st.out, snapshotDir),
@@ -542,22 +551,22 @@ func (st *runState) classify(t PlannedTrial, cr childResult, cause error) *ExecE
 // snapshot will: the coordinator stops on what the snapshot calls
 // infra_error or unscored.
 func (st *runState) judge(t PlannedTrial) outcome.Outcome {
-	p, err := safefs.Resolve(st.out, TrialsDir+"/"+t.Name+"/"+importer.ResultFile)
+	p, err := safefs.Resolve(st.out, TrialsDir+"/"+t.Name+"/"+harbor.ResultFile)
 	if err != nil {
-		return outcome.Invalid(err)
+		return harbor.Invalid(err)
 	}
 	data, err := safefs.ReadFileCapped(p, harbor.MaxResultSize)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return outcome.Missing()
+			return harbor.Missing()
 		}
-		return outcome.Invalid(err)
+		return harbor.Invalid(err)
 	}
 	r, err := harbor.DecodeTrialResultBytes(data)
 	if err != nil {
-		return outcome.Invalid(err)
+		return harbor.Invalid(err)
 	}
-	return outcome.Judge(r)
+	return harbor.Judge(r)
 }
 
 func (st *runState) hasResult(t PlannedTrial) bool {

@@ -60,6 +60,17 @@ type RoundRow struct {
 	SharedVerifier       int64    `parquet:"shared_verifier" doc:"trials whose verifier shared the agent's environment"`
 	TrajectoriesCount    int64    `parquet:"trajectories_count" doc:"trajectories exported in the snapshot"`
 	TrajectoriesTrunc    int64    `parquet:"trajectories_truncated" doc:"of those, cut to the size limits"`
+	// What the round cost (snapshot.Cost): unknown is null, never 0.
+	CostAttempts      int64    `parquet:"cost_attempts" doc:"every attempt of the round, retries included"`
+	CostWithCost      int64    `parquet:"cost_attempts_with_cost" doc:"of those, the attempts that reported a cost"`
+	CostUSDAll        *float64 `parquet:"cost_usd_all_attempts,optional" doc:"known cost of every attempt, retries included; null when no attempt reported one"`
+	CostFinalAttempts int64    `parquet:"cost_final_attempts" doc:"deciding attempts (one per observed trial, its highest retry)"`
+	CostFinalWithCost int64    `parquet:"cost_final_attempts_with_cost" doc:"of those, the attempts that reported a cost"`
+	CostUSDFinal      *float64 `parquet:"cost_usd_final_attempts,optional" doc:"known cost of the deciding attempts; null when none reported one"`
+	InputTokens       *int64   `parquet:"input_tokens,optional" doc:"input tokens summed over the attempts that reported them (cache included); null when none did"`
+	CacheTokens       *int64   `parquet:"cache_tokens,optional" doc:"cache tokens summed likewise; null when none did"`
+	OutputTokens      *int64   `parquet:"output_tokens,optional" doc:"output tokens summed likewise; null when none did"`
+	AttemptsWithUsage int64    `parquet:"attempts_with_tokens" doc:"attempts that reported any token count"`
 }
 
 // TrialRow is one row per planned trial, missing ones included:
@@ -102,6 +113,8 @@ type Explanation struct {
 	CostUSD          *float64 `parquet:"cost_usd,optional" doc:"cost in US dollars the agent reported; null when not reported"`
 	AgentName        *string  `parquet:"agent_name,optional,dict" doc:"the agent that ran the attempt; null when not recorded"`
 	AgentModel       *string  `parquet:"agent_model,optional,dict" doc:"the model the agent used; null when not recorded"`
+	VerifierSource   *string  `parquet:"verifier_source,optional,dict" doc:"the verifier's file its own words were read from (verifier/ctrf.json, verifier/test-stdout.txt, verifier/reward.json); null when none"`
+	VerifierOutput   *string  `parquet:"verifier_output,optional" doc:"the verifier's own words: failed tests with their messages, or the last lines of its output, masked, at most 2 KiB; null when none"`
 }
 
 // explanationOf is the explanation columns of one attempt.
@@ -118,6 +131,9 @@ func explanationOf(a *snapshot.AttemptOutcome) Explanation {
 	}
 	if g := a.Agent; g != nil {
 		e.AgentName, e.AgentModel = &g.Name, g.Model
+	}
+	if v := a.Verifier; v != nil {
+		e.VerifierSource, e.VerifierOutput = &v.Source, &v.Text
 	}
 	return e
 }
@@ -156,4 +172,8 @@ type TaskRow struct {
 	Flaky           bool     `parquet:"flaky" doc:"some scored repeats succeed and some fail"`
 	AlwaysFail      bool     `parquet:"always_fail" doc:"at least one repeat is scored and none succeeds"`
 	InfraProne      bool     `parquet:"infra_prone" doc:"at least half of its planned repeats are infra_error (as tpctl snapshot show --tasks)"`
+	LowCoverage     bool     `parquet:"low_coverage" doc:"at least half of its planned repeats are not scored (unscored or infra_error): a broken environment (as tpctl snapshot show --tasks)"`
+	Attempts        int64    `parquet:"attempts" doc:"every attempt of its repeats, retries included"`
+	WithCost        int64    `parquet:"attempts_with_cost" doc:"of those, the attempts that reported a cost"`
+	CostUSD         *float64 `parquet:"cost_usd,optional" doc:"known cost of every attempt of the task; null when none reported one"`
 }

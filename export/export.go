@@ -270,6 +270,7 @@ type partitionWriter struct {
 	kmax     int
 	perK     bool
 	counts   snapshot.Counts
+	cost     snapshot.CostSum // the round's
 	part     Partition
 	n        int
 	passed   map[string]*passed // the tables' gate's, shared
@@ -404,6 +405,8 @@ func (w *partitionWriter) trial(t round.TrialState) error {
 	}
 	row := TrialRow{RoundID: w.rid, TrialID: w.cur, Task: t.Task, Repeat: int64(t.Repeat), TrajectoryExported: t.Trajectory}
 	o := t.Observation
+	w.cost.Add(o)
+	w.task.cost.Add(o)
 	if o == nil {
 		row.Status = StatusMissing
 		w.counts.Missing++
@@ -474,6 +477,10 @@ func (w *partitionWriter) finish() (*Partition, error) {
 	}
 	defer rounds.f.Close()
 	rr := roundRow(w.rid, w.opts.Version, w.sha, w.m)
+	c := w.cost.Cost()
+	rr.CostAttempts, rr.CostWithCost, rr.CostUSDAll = int64(c.Attempts), int64(c.WithCost), c.USDAllAttempts
+	rr.CostFinalAttempts, rr.CostFinalWithCost, rr.CostUSDFinal = int64(c.FinalAttempts), int64(c.FinalWithCost), c.USDFinalAttempts
+	rr.InputTokens, rr.CacheTokens, rr.OutputTokens, rr.AttemptsWithUsage = c.InputTokens, c.CacheTokens, c.OutputTokens, int64(c.WithTokens)
 	if err := rounds.t.write(&rr); err != nil {
 		return nil, err
 	}
@@ -492,6 +499,7 @@ func ptr[T any](v T) *T { return &v }
 type taskAcc struct {
 	name                                                     string
 	planned, success, failure, infraError, unscored, missing int64
+	cost                                                     snapshot.CostSum
 }
 
 func (a *taskAcc) add(status string) {
@@ -514,7 +522,10 @@ func (a *taskAcc) row(rid string, kmax int, perK bool) TaskRow {
 	scored := a.success + a.failure
 	r := TaskRow{RoundID: rid, Task: a.name, Planned: a.planned, Success: a.success, Failure: a.failure,
 		InfraError: a.infraError, Unscored: a.unscored, Missing: a.missing, Scored: scored,
-		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0 && 2*a.infraError >= a.planned}
+		Flaky: a.success > 0 && a.failure > 0, AlwaysFail: scored > 0 && a.success == 0, InfraProne: a.infraError > 0 && 2*a.infraError >= a.planned,
+		LowCoverage: snapshot.LowCoverage(int(a.planned), int(a.infraError+a.unscored))}
+	c := a.cost.Cost()
+	r.Attempts, r.WithCost, r.CostUSD = int64(c.Attempts), int64(c.WithCost), c.USDAllAttempts
 	if rate, ci := snapshot.Rate(int(a.success), int(scored)); rate != nil {
 		r.SuccessRate, r.SuccessRateLow, r.SuccessRateHigh = rate, &ci[0], &ci[1]
 	}

@@ -28,6 +28,7 @@ const (
 	RuleMinSuccess  = "min_success_rate"
 	RuleMaxInfra    = "max_infra_error_rate"
 	RuleNonInferior = "baseline.non_inferiority_margin"
+	RuleMaxCost     = "max_cost_usd"
 	maxListedInRule = 10
 )
 
@@ -210,6 +211,9 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		r.Message = fmt.Sprintf("max_infra_error_rate %s: %d of %d planned trials are infra_error (%s %s %s)", pct(max), c.InfraError, c.Expected, pct(rate), cmp, pct(max))
 		v.Rules = append(v.Rules, r)
 	}
+	if p.MaxCostUSD != nil {
+		v.Rules = append(v.Rules, maxCost(*p.MaxCostUSD, cand.CostOf(skip)))
+	}
 	if p.NonInferiorityMargin != nil && base != nil {
 		v.Rules = append(v.Rules, nonInferiority(*p.NonInferiorityMargin, base, cand, skip))
 	}
@@ -220,6 +224,41 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		}
 	}
 	return v, nil
+}
+
+// maxCost judges the known spend of every attempt, retries included,
+// against max: known spend over it fails (the unknown can only add);
+// otherwise, when at most half of the attempts reported a cost, the rest
+// could be anything and the rule has not enough evidence; else it passes,
+// saying how many attempts the spend stands on.
+func maxCost(max float64, c snapshot.Cost) Rule {
+	r := Rule{Rule: RuleMaxCost, Threshold: max, Value: c.USDAllAttempts}
+	name := "max_cost_usd " + snapshot.USD(max)
+	known := 0.0
+	if c.USDAllAttempts != nil {
+		known = *c.USDAllAttempts
+	}
+	switch {
+	case c.Attempts == 0:
+		r.Outcome = OutcomeNoEvidence
+		r.Message = name + ": not enough evidence — no attempt ran"
+	case c.USDAllAttempts != nil && known > max:
+		r.Outcome = OutcomeFail
+		r.Message = fmt.Sprintf("%s: spent %s > %s", name, c.Text(), snapshot.USD(max))
+	case 2*c.WithCost <= c.Attempts:
+		r.Outcome = OutcomeNoEvidence
+		r.Message = fmt.Sprintf("%s: not enough evidence — spend %s; with most of it unknown the round may have cost more", name, c.Text())
+	default:
+		r.Outcome = OutcomePass
+		r.Message = fmt.Sprintf("%s: spent %s ≤ %s", name, c.Text(), snapshot.USD(max))
+		switch n := c.Attempts - c.WithCost; {
+		case n == 1:
+			r.Message += " (the 1 attempt of unknown cost is not counted)"
+		case n > 1:
+			r.Message += fmt.Sprintf(" (the %d attempts of unknown cost are not counted)", n)
+		}
+	}
+	return r
 }
 
 func nonInferiority(margin float64, base, cand *round.Round, skip func(string) bool) Rule {

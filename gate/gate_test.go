@@ -29,7 +29,7 @@ func TestParsePolicy(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"min_sucess_rate: 0.5\n", `p.yaml:1: unknown key "min_sucess_rate" (did you mean "min_success_rate"?)`},
 		{"require: clean\nbaseline:\n  non_inferiority: 0.1\n", `p.yaml:3: unknown key "baseline.non_inferiority" (did you mean "baseline.non_inferiority_margin"?)`},
-		{"colour: red\n", `unknown key "colour" (known keys: require, min_success_rate, max_infra_error_rate, baseline, quarantine)`},
+		{"colour: red\n", `unknown key "colour" (known keys: require, min_success_rate, max_infra_error_rate, max_cost_usd, baseline, quarantine)`},
 		{"min_success_rate: 50\n", `p.yaml:1: min_success_rate must be a number from 0 to 1, got "50"`},
 		{"min_success_rate: '0.5'\n", `min_success_rate must be a number from 0 to 1`},
 		{"require: always\n", `require must be "clean" or "any"`},
@@ -56,7 +56,7 @@ func FuzzParsePolicy(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := gate.ParsePolicy("f.yaml", b)
-		if err == nil && p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.NonInferiorityMargin == nil {
+		if err == nil && p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.MaxCostUSD == nil && p.NonInferiorityMargin == nil {
 			t.Errorf("policy without rules accepted: %q", b)
 		}
 		var pe *gate.PolicyError

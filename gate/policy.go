@@ -34,6 +34,9 @@ type Policy struct {
 	// NonInferiorityMargin passes when the paired 95% lower bound of
 	// candidate − baseline is at least −margin; it needs --baseline.
 	NonInferiorityMargin *float64
+	// MaxCostUSD caps the known spend of every attempt, retries included
+	// (snapshot.Cost); most of it unknown is not enough evidence.
+	MaxCostUSD *float64
 	// Quarantine lists the tasks left out of every rule.
 	Quarantine []string
 }
@@ -62,7 +65,7 @@ func (e *PolicyError) Error() string {
 const MaxPolicySize = 1 << 20
 
 var (
-	topKeys      = []string{"require", "min_success_rate", "max_infra_error_rate", "baseline", "quarantine"}
+	topKeys      = []string{"require", "min_success_rate", "max_infra_error_rate", "max_cost_usd", "baseline", "quarantine"}
 	baselineKeys = []string{"non_inferiority_margin"}
 )
 
@@ -118,6 +121,8 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			p.MinSuccessRate, err = rate(v, k.Value, fail)
 		case "max_infra_error_rate":
 			p.MaxInfraErrorRate, err = rate(v, k.Value, fail)
+		case "max_cost_usd":
+			p.MaxCostUSD, err = dollars(v, k.Value, fail)
 		case "baseline":
 			if v.Kind != yaml.MappingNode {
 				return nil, fail(v, "", "baseline must be a mapping: baseline: {non_inferiority_margin: 0.05}")
@@ -154,8 +159,8 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			return nil, err
 		}
 	}
-	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.NonInferiorityMargin == nil {
-		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate or baseline.non_inferiority_margin",
+	if p.Require == "" && p.MinSuccessRate == nil && p.MaxInfraErrorRate == nil && p.MaxCostUSD == nil && p.NonInferiorityMargin == nil {
+		return nil, fail(root, "a gate without rules passes everything; set require, min_success_rate, max_infra_error_rate, max_cost_usd or baseline.non_inferiority_margin",
 			"sets no rule")
 	}
 	return p, nil
@@ -177,6 +182,15 @@ func checkKey(k *yaml.Node, known []string, seen map[string]bool, prefix string,
 	}
 	seen[k.Value] = true
 	return nil
+}
+
+// dollars reads a finite amount of US dollars, zero or more.
+func dollars(v *yaml.Node, key string, fail func(*yaml.Node, string, string, ...any) error) (*float64, error) {
+	var x float64
+	if v.Kind != yaml.ScalarNode || (v.Tag != "!!float" && v.Tag != "!!int") || v.Decode(&x) != nil || math.IsNaN(x) || math.IsInf(x, 0) || x < 0 {
+		return nil, fail(v, "an amount of US dollars: max_cost_usd: 25", "%s must be a number of US dollars, 0 or more, got %q", key, v.Value)
+	}
+	return &x, nil
 }
 
 // rate reads a number in [0, 1].

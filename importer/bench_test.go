@@ -74,7 +74,7 @@ func benchImport(b *testing.B, n int) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		out := filepath.Join(b.TempDir(), "snap")
-		if _, err := Import(context.Background(), Options{PlanPath: job.PlanPath, Root: job.Root, Out: out}); err != nil {
+		if _, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: job.PlanPath, Root: job.Root, Out: out}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -18,7 +18,7 @@ func importOne(t *testing.T, result []byte, env []string) (snapshot.AttemptOutco
 	t.Helper()
 	root, plan := writeJob(t, result, false)
 	out := filepath.Join(t.TempDir(), "snap")
-	if _, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out, Environ: env}); err != nil {
+	if _, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out, Environ: env}); err != nil {
 		t.Fatal(err)
 	}
 	var a snapshot.AttemptOutcome
@@ -106,7 +106,7 @@ func TestImportRefusesSecretAgent(t *testing.T) {
 	const secret = "s3cr3t-VALUE-for-the-gate"
 	res := strings.Replace(string(goodResult(`{"rewards":{"reward":1}}`, "null")), `"model_info":null`, `"model_info":{"name":"m-`+secret+`","provider":null}`, 1)
 	root, plan := writeJob(t, []byte(res), false)
-	_, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap"), Environ: []string{"MY_PASSWORD=" + secret}})
+	_, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap"), Environ: []string{"MY_PASSWORD=" + secret}})
 	var ie *redact.IdentityError
 	if !errors.As(err, &ie) || ie.Field != "agent_info.model_info.name" {
 		t.Fatalf("error %v, want an IdentityError for agent_info.model_info.name", err)

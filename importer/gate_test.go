@@ -36,7 +36,7 @@ func TestImportEvidenceForm(t *testing.T) {
 				`"task_checksum":`+tt.checksum+`,"verifier_environment_mode":`+tt.mode, 1)
 			root, plan := writeJob(t, []byte(res), false)
 			out := filepath.Join(t.TempDir(), "snap")
-			r, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+			r, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestImportRefusesSecretIdentity(t *testing.T) {
 			res := strings.Replace(string(goodResult(`{"rewards":{"reward":1}}`, "null")), tt.from, tt.to, 1)
 			root, plan := writeJob(t, []byte(res), false)
 			parent := t.TempDir()
-			_, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(parent, "snap"), Environ: env})
+			_, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: filepath.Join(parent, "snap"), Environ: env})
 			var ie *redact.IdentityError
 			if !errors.As(err, &ie) {
 				t.Fatalf("error %v, want an *redact.IdentityError", err)

@@ -1,8 +1,10 @@
-// Package importer turns a Harbor job folder, listed by an import plan,
-// into a saved snapshot: it re-validates the plan, reads every attempt's
-// result.json under the root with the same path safety as plan check,
-// judges it with the outcome rules and writes observations in canonical
-// order, reading files in parallel with a bounded pool.
+// Package importer turns a producer's output (a Harbor job folder, …),
+// listed by an import plan, into a saved snapshot: it re-validates the
+// plan, reads and judges every attempt through the plan's producer
+// (producers.Producer, chosen by source.format from the registry it is
+// given; it never imports a wing) with the same path safety as plan
+// check, and writes observations in canonical order, reading in parallel
+// with a bounded pool.
 package importer
 
 import (
@@ -10,9 +12,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"math"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -21,25 +22,24 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/harbor"
+	"github.com/tuneplane/tpctl/attempt"
 	"github.com/tuneplane/tpctl/internal/formats"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
-	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
-// ResultFile is the name of Harbor's per-trial result inside an attempt dir.
-const ResultFile = "result.json"
-
 // Options configure one import.
 type Options struct {
-	PlanPath string
-	Root     string
-	Out      string
+	// Producers are the producers tpctl reads; the plan's source.format
+	// picks the one that reads and judges its attempts.
+	Producers *producers.Registry
+	PlanPath  string
+	Root      string
+	Out       string
 	// AllowUnverifiedFormat accepts a Harbor revision tpctl was not
 	// validated against; the snapshot then records format_verified false.
 	AllowUnverifiedFormat bool
@@ -76,9 +76,10 @@ type Result struct {
 	Warnings []Warning          `json:"warnings"`
 	// Skipped lists trajectories that were not exported, with reasons.
 	Skipped []Warning `json:"skipped_trajectories"`
-	// Job is what the Harbor job's own files say (planned trials, Harbor's
-	// counts); nil when --root holds no job declaration for the plan.
-	Job *plandraft.JobFacts `json:"harbor_job,omitempty"`
+	// Job is what the producer's own files say about the run (for Harbor,
+	// a *plandraft.JobFacts: planned trials, Harbor's counts); nil when
+	// --root holds no declaration for the plan.
+	Job any `json:"harbor_job,omitempty"`
 }
 
 // NoFoldersError is a --root under which not one of the plan's attempt
@@ -142,9 +143,11 @@ type attemptJob struct {
 	// invalid is the parse error of a result_invalid attempt: the SPEC
 	// promises it to the user, and observations carry only the code.
 	invalid string
-	// taskName is the result's own task_name, compared with the plan's.
+	// taskName is the record's own task name, compared with the plan's.
 	taskName string
-	// secret is an identity field of the result carrying a known secret.
+	// record is the attempt's native record, relative to the root.
+	record string
+	// secret is an identity field of the record carrying a known secret.
 	secret error
 	// evidenceWarnings are evidence values dropped for their form.
 	evidenceWarnings []string
@@ -242,8 +245,12 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 	if err != nil {
 		return nil, nil, nil, false
 	}
-	verified := formats.Validated(formats.HarborFormat, head.Source.Revision)
-	w, err := snapshot.CreateStreamed(opts.Out, snapshot.Options{FormatVerified: verified, OutcomeRules: outcome.RulesVersion, Scanner: scanner})
+	prod, err := opts.Producers.For(head.Source.Format)
+	if err != nil {
+		return nil, nil, nil, false
+	}
+	verified := formats.Validated(head.Source.Format, head.Source.Revision)
+	w, err := snapshot.CreateStreamed(opts.Out, snapshot.Options{FormatVerified: verified, OutcomeRules: prod.Outcomes().Version, Scanner: scanner})
 	if err != nil {
 		return nil, nil, nil, false
 	}
@@ -256,7 +263,7 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 			return nil, err
 		}
 		defer plan.Close()
-		run := newRun(opts, head, verified, scanner, w)
+		run := newRun(opts, prod, head, verified, scanner, w)
 		run.total = sp.Trials()
 		run.found = sp.Findings()
 		run.dirs = planfile.NewDirChecker(opts.Root)
@@ -297,8 +304,12 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	if err != nil {
 		return nil, fmt.Errorf("failed to normalize the plan: %w", err)
 	}
-	verified := formats.Validated(formats.HarborFormat, plan.Source.Revision)
-	w, err := snapshot.Create(opts.Out, planJSON, snapshot.Options{FormatVerified: verified, OutcomeRules: outcome.RulesVersion, Scanner: scanner})
+	prod, err := opts.Producers.For(plan.Source.Format)
+	if err != nil {
+		return nil, err
+	}
+	verified := formats.Validated(plan.Source.Format, plan.Source.Revision)
+	w, err := snapshot.Create(opts.Out, planJSON, snapshot.Options{FormatVerified: verified, OutcomeRules: prod.Outcomes().Version, Scanner: scanner})
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +319,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 			w.Abort()
 		}
 	}()
-	run := newRun(opts, plan, verified, scanner, w)
+	run := newRun(opts, prod, plan, verified, scanner, w)
 	run.prior = prior
 	run.found = rep.Findings
 
@@ -318,7 +329,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 	})
 	run.total = len(trials)
 	if opts.Transcripts != nil {
-		if run.tr, err = newTranscriber(ctx, *opts.Transcripts, opts.Root, scanner); err != nil {
+		if run.tr, err = newTranscriber(ctx, *opts.Transcripts, prod, opts.Root, scanner); err != nil {
 			return nil, err
 		}
 		defer run.tr.close()
@@ -339,6 +350,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 // importRun is one import's judging and its warnings.
 type importRun struct {
 	opts     Options
+	prod     producers.Producer
 	plan     *planfile.Plan // the plan's fields; its trials are not used
 	verified bool
 	scanner  *redact.Scanner
@@ -356,18 +368,23 @@ type importRun struct {
 
 	// attempts counts the plan's attempts; present those whose folder
 	// exists (counted until the sample is full); sample is up to
-	// maxJobSample existing folders, to find their Harbor job.
+	// maxJobSample existing folders, to find the producer's run they
+	// belong to; tasks counts the planned trials of each task.
 	attempts, present int
 	sample            []string
 	firstDir          string
+	tasks             map[string]int
+	// recordName is the base name of the attempts' native records
+	// ("result.json"), for the summary warnings.
+	recordName string
 
 	later                                     []Warning // per-attempt warnings, in canonical order
 	unknown, invalid, mismatched, badEvidence int
 	done                                      int
 }
 
-func newRun(opts Options, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
-	return &importRun{opts: opts, plan: plan, verified: verified, scanner: scanner, w: w}
+func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
+	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}}
 }
 
 // windowTrials bounds the trials in flight between the reader of the
@@ -443,7 +460,7 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 			defer wg.Done()
 			var buf []byte
 			for j := range jobs {
-				judgeAttempt(ctx, j, root, &buf, r.scanner)
+				judgeAttempt(ctx, r.prod, j, root, &buf, r.scanner)
 				j.tw.wg.Done()
 			}
 		}()
@@ -492,6 +509,7 @@ func (r *importRun) emit(tw *trialWork) error {
 	if err := r.w.PlanTrial(t.Task, t.Repeat); err != nil {
 		return err
 	}
+	r.tasks[t.Task]++
 	if len(jobs) > 0 {
 		for k := range jobs {
 			if err := jobs[k].fault; err != nil {
@@ -523,23 +541,26 @@ func (r *importRun) emit(tw *trialWork) error {
 			if job.secret != nil {
 				var ie *redact.IdentityError
 				if errors.As(job.secret, &ie) {
-					ie.Where = fmt.Sprintf("trial %s retry %d %s/%s", t.ID(), job.retry, job.dir, ResultFile)
+					ie.Where = fmt.Sprintf("trial %s retry %d %s", t.ID(), job.retry, job.record)
 				}
 				return job.secret
 			}
 			for _, msg := range job.evidenceWarnings {
 				if r.badEvidence++; r.badEvidence <= maxInvalidWarnings {
 					r.later = append(r.later, Warning{"evidence_invalid",
-						fmt.Sprintf("trial %s retry %d: %s/%s: %s", t.ID(), job.retry, job.dir, ResultFile, msg)})
+						fmt.Sprintf("trial %s retry %d: %s: %s", t.ID(), job.retry, job.record, msg)})
 				}
 			}
 			r.unknown += job.unknown
+			if r.recordName == "" && job.record != "" {
+				r.recordName = path.Base(job.record)
+			}
 			// Identity comes from the plan only, but a result that
 			// names another task usually means a wrong dir.
 			if job.taskName != "" && job.taskName != t.Task {
 				if r.mismatched++; r.mismatched <= maxInvalidWarnings {
 					r.later = append(r.later, Warning{"task_mismatch",
-						fmt.Sprintf("trial %s retry %d: %s/result.json names task %q, the plan says %q; the plan decides, so check that dir", t.ID(), job.retry, job.dir, job.taskName, t.Task)})
+						fmt.Sprintf("trial %s retry %d: %s names task %q, the plan says %q; the plan decides, so check that dir", t.ID(), job.retry, job.record, job.taskName, t.Task)})
 				}
 			}
 			if job.invalid == "" {
@@ -650,13 +671,13 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 	}
 	if !r.verified {
 		res.Warnings = append(res.Warnings, Warning{"revision_unverified",
-			fmt.Sprintf("Harbor revision %s is not a validated format; the snapshot records format_verified: false", r.plan.Source.Revision)})
+			fmt.Sprintf("%s revision %s is not a validated format; the snapshot records format_verified: false", r.prod.Name(), r.plan.Source.Revision)})
 	}
 	res.Warnings = r.findingWarnings(res.Warnings)
 	res.Warnings = append(res.Warnings, r.later...)
 	if r.mismatched > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"task_mismatch",
-			fmt.Sprintf("%d more attempts' result.json name a task other than the plan's", r.mismatched-maxInvalidWarnings)})
+			fmt.Sprintf("%d more attempts' %s name a task other than the plan's", r.mismatched-maxInvalidWarnings, r.recordName)})
 	}
 	if r.badEvidence > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"evidence_invalid",
@@ -664,11 +685,11 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 	}
 	if r.invalid > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{outcome.ReasonResultInvalid,
-			fmt.Sprintf("%d more attempts are unscored because their result.json could not be read (reason result_invalid in observations.jsonl)", r.invalid-maxInvalidWarnings)})
+			fmt.Sprintf("%d more attempts are unscored because their %s could not be read (reason result_invalid in observations.jsonl)", r.invalid-maxInvalidWarnings, r.recordName)})
 	}
 	if r.unknown > 0 {
 		res.Warnings = append(res.Warnings, Warning{"unknown_fields",
-			fmt.Sprintf("%d fields unknown to this tpctl were ignored in result.json files (newer Harbor output)", r.unknown)})
+			fmt.Sprintf("%d fields unknown to this tpctl were ignored in %s files (newer %s output)", r.unknown, r.recordName, r.prod.Name())})
 	}
 	r.progress(Progress{Phase: PhaseSaving})
 	if r.tr != nil {
@@ -700,109 +721,87 @@ func sortedAttempts(t planfile.Trial) []planfile.Attempt {
 }
 
 // maxKeptBuffer is the largest read buffer a worker keeps for the next
-// file: results are a few KiB, and an occasional large one (up to
-// harbor.MaxResultSize) must not stay pinned once per worker.
+// file: records are a few KiB, and an occasional large one (up to the
+// producer's cap) must not stay pinned once per worker.
 const maxKeptBuffer = 1 << 20
 
-// judgeAttempt reads one attempt's result.json into the worker's buffer
-// and applies the rules. Every component of the path is refused if it is a
-// symlink, as plan check does, at the moment of the read (safefs.Root).
-func judgeAttempt(ctx context.Context, j *attemptJob, root *safefs.Root, buf *[]byte, scanner *redact.Scanner) {
-	set := func(o outcome.Outcome) {
-		j.outcome = snapshot.AttemptOutcome{
-			Retry:         j.retry,
-			Status:        string(o.Status),
-			Reason:        o.Reason,
-			Reward:        o.Reward,
-			ExceptionType: o.ExceptionType,
-		}
-		// A plain reward verdict's detail only repeats its reason.
-		if o.Reason != outcome.ReasonRewardSuccess && o.Reason != outcome.ReasonRewardFailure {
-			j.outcome.Detail = detailLine(scanner, o.Detail)
-		}
-		if o.Reason == outcome.ReasonResultInvalid {
-			j.invalid = o.Detail
-		}
-	}
-	rel := j.dir + "/" + ResultFile
-	data, err := readWithRetry(ctx, rel, func() ([]byte, error) { return root.ReadFile(rel, *buf, harbor.MaxResultSize) })
-	if cap(data) <= maxKeptBuffer && cap(data) > cap(*buf) {
-		*buf = data[:0]
+// attemptFiles is the root as one attempt's producer reads it
+// (producers.Files): every read goes through safefs.Root, which refuses a
+// symlink in any component at the moment of the read, into the worker's
+// buffer, retried on transient faults (readWithRetry).
+type attemptFiles struct {
+	ctx  context.Context
+	root *safefs.Root
+	buf  *[]byte
+	// fault is a read that failed for a reason not about the file
+	// (*ReadError, or the cancellation that stopped its retries).
+	fault error
+	// failed says a read failed for a reason about the file.
+	failed bool
+}
+
+func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
+	data, err := readWithRetry(f.ctx, rel, func() ([]byte, error) { return f.root.ReadFile(rel, *f.buf, max) })
+	if cap(data) <= maxKeptBuffer && cap(data) > cap(*f.buf) {
+		*f.buf = data[:0]
 	}
 	if err != nil {
 		var re *ReadError
-		if errors.As(err, &re) || ctx.Err() != nil {
-			j.fault = err
-			return
+		if errors.As(err, &re) || f.ctx.Err() != nil {
+			f.fault = err
+		} else {
+			f.failed = true
 		}
-		j.readFailed = true
-		var pe *safefs.PathError
-		if (errors.As(err, &pe) && pe.Code == safefs.CodeMissing) || errors.Is(err, fs.ErrNotExist) {
-			set(outcome.Missing())
-			return
-		}
-		if errors.As(err, &pe) && pe.Rel == rel {
-			// The file itself was refused (symlink, special file).
-			err = fmt.Errorf("%s: %w", rel, err)
-		}
-		set(outcome.Invalid(err))
+	}
+	return data, err
+}
+
+// judgeAttempt reads and judges one attempt through its producer, and
+// checks the identity values it would save against the secret gate.
+func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, root *safefs.Root, buf *[]byte, scanner *redact.Scanner) {
+	files := &attemptFiles{ctx: ctx, root: root, buf: buf}
+	a := prod.ReadAttempt(files, j.dir)
+	if files.fault != nil {
+		j.fault = files.fault
 		return
 	}
-	h := digest.Bytes(data).String()
-	j.ev.ResultSHA256 = &h
-	r, err := harbor.DecodeTrialResultForImport(data)
-	if err != nil {
-		set(outcome.Invalid(fmt.Errorf("%s: %w", rel, err)))
-		j.outcome.ResultSHA256 = &h
-		return
+	j.readFailed = files.failed
+	j.record = a.Record
+	o := a.Outcome
+	j.outcome = snapshot.AttemptOutcome{
+		Retry:         j.retry,
+		Status:        string(o.Status),
+		Reason:        o.Reason,
+		Reward:        o.Reward,
+		ExceptionType: o.ExceptionType,
+		ResultSHA256:  a.Evidence.ResultSHA256,
+		Timing:        a.Timing,
+		Usage:         a.Usage,
+		Agent:         a.Agent,
 	}
-	set(outcome.Judge(r))
-	j.outcome.ResultSHA256 = &h
-	j.unknown = r.UnknownFields
-	j.taskName = r.TaskName
-	j.outcome.Timing = timing(r.Timings)
-	j.outcome.Usage = usage(r.Usage)
-	if a := r.Agent; a != nil && a.Name != "" {
-		// Agent and model are identity fields: saved as they are or refused.
-		if j.secret = scanner.CheckIdentity("", "agent_info.name", a.Name); j.secret != nil {
-			return
-		}
-		ag := &snapshot.Agent{Name: a.Name}
-		if a.HasModel && a.ModelName != "" {
-			if j.secret = scanner.CheckIdentity("", "agent_info.model_info.name", a.ModelName); j.secret != nil {
-				return
-			}
-			ag.Model = &a.ModelName
-		}
-		j.outcome.Agent = ag
+	if o.Detail != "" {
+		j.outcome.Detail = detailLine(scanner, o.Detail)
 	}
-	// Identity fields go to the snapshot and the platform as they are:
-	// one carrying a known secret refuses the import (never the bytes).
-	if et := j.outcome.ExceptionType; et != nil {
-		if j.secret = scanner.CheckIdentity("", "exception_info.exception_type", *et); j.secret != nil {
-			return
-		}
+	if o.Reason == outcome.ReasonResultInvalid {
+		j.invalid = o.Detail
 	}
-	if ck := r.TaskChecksum; ck != "" {
-		if j.secret = scanner.CheckIdentity("", "task_checksum", ck); j.secret != nil {
-			return
-		}
-		if isHexDigest(ck) {
-			j.ev.TaskChecksum = &ck
-		} else {
-			j.evidenceWarnings = append(j.evidenceWarnings, "task_checksum is not a 64-hex-digit SHA-256 (Harbor writes dirhash(task_dir, \"sha256\")); recorded as null")
+	j.ev = a.Evidence
+	j.unknown = a.UnknownFields
+	j.taskName = a.Task
+	j.evidenceWarnings = a.Warnings
+	j.secret = checkIdentity(scanner, a.Identity)
+}
+
+// checkIdentity refuses the first identity value of a record that carries
+// a known secret: such values go to the snapshot and the platform as they
+// are, so one is refused (never its bytes kept).
+func checkIdentity(scanner *redact.Scanner, fields []attempt.Field) error {
+	for _, f := range fields {
+		if err := scanner.CheckIdentity("", f.Name, f.Value); err != nil {
+			return err
 		}
 	}
-	if m := r.VerifierEnvironmentMode; m != nil {
-		if j.secret = scanner.CheckIdentity("", "verifier_environment_mode", *m); j.secret != nil {
-			return
-		}
-		if harbor.IsVerifierEnvironmentMode(*m) {
-			j.ev.VerifierEnvironmentMode = m
-		} else {
-			j.evidenceWarnings = append(j.evidenceWarnings, fmt.Sprintf("verifier_environment_mode %q is not one of Harbor's values (%s); recorded as null", *m, strings.Join(harbor.VerifierEnvironmentModes, ", ")))
-		}
-	}
+	return nil
 }
 
 // detailLine is the judge's detail as an observation keeps it: one line
@@ -825,65 +824,6 @@ func detailLine(s *redact.Scanner, detail string) string {
 		cut--
 	}
 	return detail[:cut] + " …"
-}
-
-// timing is the phase durations of a result, to the millisecond; nil
-// when no phase has one.
-func timing(t harbor.Timings) *snapshot.Timing {
-	// One allocation for the timing and its four durations, not five.
-	type timingWithValues struct {
-		t snapshot.Timing
-		v [4]float64
-	}
-	tv := &timingWithValues{}
-	sec := func(i int, ti *harbor.TimingInfo) *float64 {
-		s, ok := ti.Seconds()
-		if !ok {
-			return nil
-		}
-		tv.v[i] = math.Round(s*1000) / 1000
-		return &tv.v[i]
-	}
-	tv.t = snapshot.Timing{EnvironmentSetup: sec(0, t.EnvironmentSetup), AgentSetup: sec(1, t.AgentSetup),
-		AgentExecution: sec(2, t.AgentExecution), Verifier: sec(3, t.Verifier)}
-	if tv.t == (snapshot.Timing{}) {
-		return nil
-	}
-	return &tv.t
-}
-
-// usage is the agent's counts, nil when it reported none.
-func usage(u harbor.Usage) *snapshot.Usage {
-	if u.IsZero() {
-		return nil
-	}
-	// One allocation for the usage and its rounded cost.
-	type usageWithCost struct {
-		u    snapshot.Usage
-		cost float64
-	}
-	uc := &usageWithCost{u: snapshot.Usage{InputTokens: u.InputTokens, CacheTokens: u.CacheTokens, OutputTokens: u.OutputTokens}}
-	if u.CostUSD != nil {
-		// Summed step costs carry float noise; 1e-9 USD is far below
-		// anything an API bills.
-		uc.cost = math.Round(*u.CostUSD*1e9) / 1e9
-		uc.u.CostUSD = &uc.cost
-	}
-	return &uc.u
-}
-
-// isHexDigest reports whether s is 64 lowercase or uppercase hex digits.
-func isHexDigest(s string) bool {
-	if len(s) != 64 {
-		return false
-	}
-	for i := range len(s) {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 // checkPlanIdentity refuses a plan whose identity fields (name, split,
@@ -941,28 +881,22 @@ func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
 	}
 }
 
-// jobCheck compares the plan with what the Harbor job planned for the
-// plan's (agent, model) pairs, when --root holds the job's declaration.
+// jobCheck compares the plan with what the producer's own files say the
+// run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) (*Warning, error) {
-	facts, err := plandraft.ReadJobFacts(r.opts.Root, r.sample)
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks})
 	if err != nil {
-		return &Warning{"job_unreadable", fmt.Sprintf("the Harbor job's own files could not be read, so the plan was not compared with them: %v", err)}, nil
+		return &Warning{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}, nil
 	}
-	if facts == nil {
+	if c == nil {
 		return nil, nil
 	}
-	res.Job = facts
-	if facts.Planned < 0 || facts.Planned == r.total {
+	res.Job = c.Facts
+	if c.Differs == "" {
 		return nil, nil
 	}
-	pairs := make([]string, len(facts.Pairs))
-	for i, p := range facts.Pairs {
-		pairs[i] = p.String()
-	}
-	msg := fmt.Sprintf("the plan lists %d trials but the job (%s, its %s) planned %d for %s; plan init --root drafts every planned trial",
-		r.total, strings.Join(facts.Jobs, ", "), facts.Source, facts.Planned, strings.Join(pairs, ", "))
 	if r.opts.Strict {
-		return nil, &PlanDiffersError{Message: "plan_differs_from_job: " + msg}
+		return nil, &PlanDiffersError{Message: "plan_differs_from_job: " + c.Differs}
 	}
-	return &Warning{"plan_differs_from_job", msg}, nil
+	return &Warning{"plan_differs_from_job", c.Differs}, nil
 }

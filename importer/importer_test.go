@@ -45,7 +45,7 @@ func readObservations(t *testing.T, dir string) map[string]judged {
 
 func importExample(t *testing.T, plan, out string) *Result {
 	t.Helper()
-	res, err := Import(context.Background(), Options{PlanPath: filepath.Join(exampleRoot, plan), Root: exampleRoot, Out: out})
+	res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: filepath.Join(exampleRoot, plan), Root: exampleRoot, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestImportBadResults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			root, plan := writeJob(t, tt.result, tt.noDir)
 			out := filepath.Join(t.TempDir(), "snap")
-			_, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+			_, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestImportBadResults(t *testing.T) {
 func TestImportNoFolders(t *testing.T) {
 	root, plan := writeJob(t, nil, true)
 	out := filepath.Join(t.TempDir(), "snap")
-	_, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+	_, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 	var nf *NoFoldersError
 	if !errors.As(err, &nf) || nf.Attempts != 1 || nf.Example != "job/t__1" {
 		t.Fatalf("Import = %v; want a NoFoldersError for job/t__1", err)
@@ -230,7 +230,7 @@ func TestImportHugeResult(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "snap")
-	if _, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out}); err != nil {
+	if _, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out}); err != nil {
 		t.Fatal(err)
 	}
 	if got := readObservations(t, out)["t#0"]; got.Reason != "result_invalid" {
@@ -248,7 +248,7 @@ func TestImportRefusesOut(t *testing.T) {
 	ro := filepath.Join(base, "ro")
 	os.Mkdir(ro, 0o555)
 	for _, out := range []string{empty, file, filepath.Join(ro, "snap"), filepath.Join(base, "no", "parent")} {
-		if _, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out}); err == nil {
+		if _, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out}); err == nil {
 			if os.Geteuid() == 0 && strings.HasPrefix(out, ro) {
 				continue // root ignores folder permissions
 			}
@@ -265,7 +265,7 @@ func TestImportRefusesInvalidPlan(t *testing.T) {
 	b, _ := os.ReadFile(plan)
 	os.WriteFile(plan, bytes.Replace(b, []byte(strings.Repeat("1", 64)), []byte("REPLACE_DATASET_MANIFEST_SHA256"), 1), 0o644)
 	out := filepath.Join(t.TempDir(), "snap")
-	_, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+	_, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 	var inv *PlanInvalidError
 	if !errors.As(err, &inv) {
 		t.Fatalf("err = %v; want PlanInvalidError", err)
@@ -280,7 +280,7 @@ func TestRoundIDFollowsRewards(t *testing.T) {
 	for _, reward := range []string{"1", "0"} {
 		root, plan := writeJob(t, goodResult(`{"rewards":{"reward":`+reward+`}}`, "null"), false)
 		out := filepath.Join(t.TempDir(), "snap")
-		res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+		res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +329,7 @@ func TestTranscriptsLegacyLitellm(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(agent, "litellm-trajectory.jsonl"), []byte(`{"messages":[]}`+"\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "snap")
-	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out,
+	res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out,
 		Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -367,7 +367,7 @@ func TestImportCancelledMidChunk(t *testing.T) {
 	// Err calls 1 and 2 let the first trials be handed out and judged,
 	// call 3 stops the run with the rest unjudged.
 	ctx := &cancelAfter{Context: context.Background(), n: 3}
-	_, err := Import(ctx, Options{PlanPath: filepath.Join(exampleRoot, "import-plan.json"), Root: exampleRoot, Out: out, Workers: 1})
+	_, err := Import(ctx, Options{Producers: testProducers, PlanPath: filepath.Join(exampleRoot, "import-plan.json"), Root: exampleRoot, Out: out, Workers: 1})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v; want context.Canceled", err)
 	}
@@ -385,7 +385,7 @@ func TestImportCancelledMidChunk(t *testing.T) {
 // warnings must name the trial, the file and what is wrong with it.
 func TestImportInvalidResultWarns(t *testing.T) {
 	root, plan := writeJob(t, goodResult(`{"rewards":{"reward":1}}`, "null")[:100], false)
-	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
+	res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestImportInvalidResultWarns(t *testing.T) {
 
 	// A valid result gives no such warning.
 	root, plan = writeJob(t, goodResult(`{"rewards":{"reward":1}}`, "null"), false)
-	res, err = Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
+	res, err = Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -418,7 +418,7 @@ func TestImportInvalidResultWarns(t *testing.T) {
 func TestImportTaskMismatchWarns(t *testing.T) {
 	root, plan := writeJob(t, []byte(strings.Replace(string(goodResult(`{"rewards":{"reward":1}}`, "null")), `"task_name":"t"`, `"task_name":"other"`, 1)), false)
 	out := filepath.Join(t.TempDir(), "snap")
-	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out})
+	res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}

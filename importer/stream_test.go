@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tuneplane/tpctl/internal/harborgen"
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -47,7 +48,7 @@ func addResult(t *testing.T, root, rel, task string) string {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ResultFile), []byte(harborgen.Result(task, filepath.Base(rel), harborgen.Failure)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, harbor.ResultFile), []byte(harborgen.Result(task, filepath.Base(rel), harborgen.Failure)), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return rel
@@ -153,7 +154,7 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 			}
 			outs := t.TempDir()
 			opts := func(out string) Options {
-				return Options{PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif, Environ: []string{}}
+				return Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif, Environ: []string{}}
 			}
 			ctx := context.Background()
 			got, _, gotErr, streamed := importStreamed(ctx, opts("streamed"))
@@ -209,7 +210,7 @@ func TestStreamedImportCancelled(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "snap")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, _, err, ok := importStreamed(ctx, Options{PlanPath: plan, Root: root, Out: out, Workers: 2,
+	_, _, err, ok := importStreamed(ctx, Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out, Workers: 2,
 		Progress: func(p Progress) {
 			if p.Done == 10 {
 				cancel()

@@ -4,15 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/transcript"
@@ -51,13 +49,14 @@ func (o TranscriptOptions) Validate() error {
 }
 
 type transcriber struct {
+	prod    producers.Producer
 	opts    TranscriptOptions
 	root    string
 	red     redact.Redactor
 	scanner *redact.Scanner
 }
 
-func newTranscriber(ctx context.Context, opts TranscriptOptions, root string, scanner *redact.Scanner) (*transcriber, error) {
+func newTranscriber(ctx context.Context, opts TranscriptOptions, prod producers.Producer, root string, scanner *redact.Scanner) (*transcriber, error) {
 	if err := opts.Validate(); err != nil {
 		return nil, err
 	}
@@ -68,110 +67,10 @@ func newTranscriber(ctx context.Context, opts TranscriptOptions, root string, sc
 	if err != nil {
 		return nil, err
 	}
-	return &transcriber{opts: opts, root: root, red: red, scanner: scanner}, nil
+	return &transcriber{prod: prod, opts: opts, root: root, red: red, scanner: scanner}, nil
 }
 
 func (t *transcriber) close() { t.red.Close() }
-
-// StepMarkerPrefix starts the content of the system message that opens
-// each step of a multi-step attempt's body (docs/transcripts.md).
-const StepMarkerPrefix = "[tpctl: step boundary] "
-
-// stepMarker is the boundary message before step i (1-based) of n.
-func stepMarker(i, n int, name string) string {
-	return fmt.Sprintf("%sstep %d of %d: %q", StepMarkerPrefix, i, n, name)
-}
-
-// trajectoryParts lists, resolved under root with every component
-// lstat'ed (a symlink anywhere on the way is refused with a *PathError
-// rather than followed out of the job folder), the ATIF files of one
-// attempt: agent/trajectory.json for a single-step trial, else every
-// step's steps/<name>/agent/trajectory.json in execution order — the order
-// of step_results in the attempt's result.json — each behind a step
-// boundary marker. Steps without a trajectory are left out. When
-// result.json gives no step order, the step folders are taken in name
-// order and note says so. It returns no parts when the attempt has no
-// trajectory.
-func trajectoryParts(root, rel, dir string) (parts []transcript.Part, note string, err error) {
-	resolve := func(c string) (string, bool, error) {
-		p, err := safefs.Resolve(root, c)
-		var pe *safefs.PathError
-		if errors.As(err, &pe) && pe.Code == safefs.CodeMissing {
-			return "", false, nil
-		}
-		return p, err == nil, err
-	}
-	if p, ok, err := resolve(rel + "/agent/trajectory.json"); err != nil || ok {
-		if err != nil {
-			return nil, "", err
-		}
-		return []transcript.Part{{Path: p}}, "", nil
-	}
-	names, ordered := stepOrder(root, rel)
-	if !ordered {
-		names = stepFolders(dir)
-		if len(names) > 0 {
-			note = "result.json gives no step order (step_results), so the steps are in folder-name order"
-		}
-	}
-	for i, n := range names {
-		if n == "" || n == "." || n == ".." || strings.ContainsAny(n, `/\`) {
-			return nil, "", fmt.Errorf("step name %q is not a folder name; its trajectory is not read", n)
-		}
-		p, ok, err := resolve(rel + "/steps/" + n + "/agent/trajectory.json")
-		if err != nil {
-			return nil, "", err
-		}
-		if ok {
-			parts = append(parts, transcript.Part{Marker: stepMarker(i+1, len(names), n), Path: p})
-		}
-	}
-	if len(parts) == 0 {
-		note = ""
-	}
-	return parts, note, nil
-}
-
-// stepOrder reads the step names in execution order from the attempt's
-// result.json; ordered is false when it cannot be read or is not a
-// multi-step result.
-func stepOrder(root, rel string) (names []string, ordered bool) {
-	p, err := safefs.Resolve(root, rel+"/"+ResultFile)
-	if err != nil {
-		return nil, false
-	}
-	f, err := os.Open(p)
-	if err != nil {
-		return nil, false
-	}
-	defer f.Close()
-	r, err := harbor.DecodeTrialResult(f)
-	if err != nil || !r.MultiStep {
-		return nil, false
-	}
-	for _, st := range r.Steps {
-		names = append(names, st.Name)
-	}
-	return names, true
-}
-
-// stepFolders lists the attempt's steps/ folder names in name order. A
-// symlinked step folder is listed too, so that resolving it refuses it
-// with a stated reason instead of passing over it.
-func stepFolders(dir string) []string {
-	entries, err := os.ReadDir(filepath.Join(dir, "steps"))
-	if err != nil {
-		return nil
-	}
-	var names []string
-	for _, e := range entries {
-		if e.IsDir() || e.Type()&os.ModeSymlink != 0 {
-			names = append(names, e.Name())
-		}
-	}
-	slices.Sort(names)
-	return names
-}
 
 // export selects trajectories in the fixed order of SPEC §3 — trials by
 // (task, repeat), attempts by ascending retry, first Limit attempts that
@@ -198,27 +97,16 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			dir, err := safefs.Resolve(t.root, a.Dir)
-			if err != nil {
-				continue
-			}
 			where := fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)
-			parts, note, err := trajectoryParts(t.root, a.Dir, dir)
+			parts, notes, err := t.prod.Transcript(t.root, a.Dir)
 			if err != nil {
 				skipped = append(skipped, Warning{"trajectory_skipped", where + ": " + err.Error()})
 				continue
 			}
-			if note != "" {
-				skipped = append(skipped, Warning{"trajectory_step_order", where + ": " + note})
+			for _, n := range notes {
+				skipped = append(skipped, Warning{n.Code, where + ": " + n.Message})
 			}
 			if len(parts) == 0 {
-				// Say so when the only transcript is the legacy litellm
-				// format, rather than skipping the attempt silently.
-				if fi, err := os.Lstat(filepath.Join(dir, "agent", "litellm-trajectory.jsonl")); err == nil && fi.Mode().IsRegular() {
-					skipped = append(skipped, Warning{"trajectory_skipped", fmt.Sprintf(
-						"%s retry %d: agent/litellm-trajectory.jsonl is the legacy litellm format, which tpctl does not read; export ATIF (agent/trajectory.json) instead",
-						tr.ID(), a.Retry)})
-				}
 				continue
 			}
 			traj, err := transcript.BuildParts(ctx, parts, t.red, t.scanner, t.opts.Limits)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/transcript"
 )
 
@@ -48,7 +49,7 @@ func TestTranscriptsRefuseSymlinks(t *testing.T) {
 			}
 			tt.link(t, filepath.Join(root, "job", "t__1"), outside)
 			out := filepath.Join(t.TempDir(), "snap")
-			res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out,
+			res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out,
 				Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}}})
 			if err != nil {
 				t.Fatal(err)
@@ -101,7 +102,9 @@ func stepTrajectory(texts ...string) string {
 // a warning says so.
 func TestTranscriptsMultiStep(t *testing.T) {
 	steps := map[string][]string{"zeta": {"z1", "z2"}, "alpha": {"a1"}, "mid": {"m1", "m2", "m3"}}
-	mark := func(i, n int, name string) string { return stepMarker(i, n, name) }
+	mark := func(i, n int, name string) string {
+		return fmt.Sprintf("%sstep %d of %d: %q", harbor.StepMarkerPrefix, i, n, name)
+	}
 	tests := []struct {
 		name      string
 		result    []byte
@@ -132,7 +135,7 @@ func TestTranscriptsMultiStep(t *testing.T) {
 				}
 			}
 			out := filepath.Join(t.TempDir(), "snap")
-			res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: out,
+			res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: out,
 				Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}, Limits: transcript.Limits{MaxMessages: tt.limit}}})
 			if err != nil {
 				t.Fatal(err)
@@ -162,7 +165,7 @@ func TestTranscriptsMultiStep(t *testing.T) {
 			var got []string
 			for _, m := range body.Messages {
 				got = append(got, m.Content)
-				if strings.HasPrefix(m.Content, StepMarkerPrefix) && m.Role != "system" {
+				if strings.HasPrefix(m.Content, harbor.StepMarkerPrefix) && m.Role != "system" {
 					t.Errorf("marker %q has role %q", m.Content, m.Role)
 				}
 			}
@@ -180,7 +183,7 @@ func TestTranscriptsMultiStep(t *testing.T) {
 // never used as a path.
 func TestTranscriptsBadStepName(t *testing.T) {
 	root, plan := writeJob(t, multiStepResult("../../elsewhere"), false)
-	res, err := Import(context.Background(), Options{PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap"),
+	res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: plan, Root: root, Out: filepath.Join(t.TempDir(), "snap"),
 		Transcripts: &TranscriptOptions{Limit: 4, Redactors: []string{"builtin:secrets"}}})
 	if err != nil {
 		t.Fatal(err)

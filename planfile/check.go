@@ -16,6 +16,10 @@ import (
 // every attempt folder is lstat'ed; a symlink anywhere is an error, a
 // component that is not a folder is not_dir, and a missing folder is a
 // dir_missing warning (the attempt will be unscored, result_missing).
+// A dir of the form "path#fragment" is a file locator (a producer whose
+// attempts live inside one file, such as an Inspect log or an lm-eval
+// samples file): the path's leaf must then be a regular file, and the
+// fragment is the producer's own business (docs/plan-format.md).
 // Folders whose form is already wrong (see Parse) are skipped. With an
 // empty Root, Check returns nil. Findings carry pointers but no line or
 // column (Load adds them); they are sorted by pointer then code.
@@ -36,10 +40,11 @@ func Check(p *Plan, opts Options) []Finding {
 	w := &walker{root: opts.Root, prefixes: make(map[string]prefixState)}
 	for i, t := range p.Trials {
 		for j, a := range t.Attempts {
-			if safefs.CheckRel(a.Dir) != nil {
+			rel, file := LocatorPath(a.Dir)
+			if safefs.CheckRel(rel) != nil {
 				continue
 			}
-			if f, bad := w.check(a.Dir); bad {
+			if f, bad := w.check(rel, file); bad {
 				f.Pointer = "/trials/" + strconv.Itoa(i) + "/attempts/" + strconv.Itoa(j) + "/dir"
 				out = append(out, f)
 			}
@@ -65,7 +70,17 @@ type walker struct {
 	prefixes map[string]prefixState
 }
 
-func (w *walker) stat(rel string) prefixState {
+// LocatorPath splits an attempt's dir into the path it names under the
+// root and whether that path is a file (a "path#fragment" locator) rather
+// than a trial folder.
+func LocatorPath(dir string) (rel string, file bool) {
+	if i := strings.IndexByte(dir, '#'); i >= 0 {
+		return dir[:i], true
+	}
+	return dir, false
+}
+
+func (w *walker) stat(rel string, leafFile bool) prefixState {
 	fi, err := os.Lstat(filepath.Join(w.root, filepath.FromSlash(rel)))
 	switch {
 	case err != nil && errors.Is(err, fs.ErrNotExist):
@@ -74,7 +89,9 @@ func (w *walker) stat(rel string) prefixState {
 		return prefixState{code: CodeDirUnreadable, err: err}
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return prefixState{code: CodeSymlink}
-	case !fi.IsDir():
+	case leafFile && !fi.Mode().IsRegular():
+		return prefixState{code: CodeNotFile}
+	case !leafFile && !fi.IsDir():
 		return prefixState{code: CodeNotDir}
 	}
 	return prefixState{}
@@ -82,7 +99,7 @@ func (w *walker) stat(rel string) prefixState {
 
 // check walks rel one component at a time, as safefs.Resolve does, and
 // returns a finding for the first bad component.
-func (w *walker) check(rel string) (Finding, bool) {
+func (w *walker) check(rel string, file bool) (Finding, bool) {
 	for i := 0; i <= len(rel); i++ {
 		if i < len(rel) && rel[i] != '/' {
 			continue
@@ -90,11 +107,11 @@ func (w *walker) check(rel string) (Finding, bool) {
 		at := rel[:i]
 		var st prefixState
 		if i == len(rel) {
-			st = w.stat(at)
+			st = w.stat(at, file)
 		} else if c, ok := w.prefixes[at]; ok {
 			st = c
 		} else {
-			st = w.stat(at)
+			st = w.stat(at, false)
 			w.prefixes[at] = st
 		}
 		if st.code != "" {
@@ -110,6 +127,10 @@ func (w *walker) finding(rel, at string, st prefixState) Finding {
 		where = fmt.Sprintf(" (at %q)", at)
 	}
 	switch st.code {
+	case CodeNotFile:
+		return Finding{Severity: SeverityError, Code: CodeNotFile,
+			Message: fmt.Sprintf("%q is not a regular file%s", rel, where),
+			Hint:    "a dir of the form path#fragment names an attempt inside a file (an Inspect log, an lm-eval samples file); point it at that file"}
 	case CodeDirMissing:
 		return Finding{Severity: SeverityWarning, Code: CodeDirMissing,
 			Message: fmt.Sprintf("folder %q does not exist under the root%s", rel, where),

@@ -326,10 +326,16 @@ func (c *converted) rules(p *Plan, opts Options) []pending {
 			"end the ref in @sha256:<64 hex> or @<40-hex revision>; branches, tags and 'latest' can move"))
 	}
 
-	// Harbor revision: one the adapter was validated against.
-	if rev := p.Source.Revision; rev != "" && !formats.Validated(formats.HarborFormat, rev) {
+	// The producer's revision: one its wing was validated against. An
+	// unknown format is the schema's finding; its revision is then checked
+	// as Harbor's, the one format before there were producers.
+	format := p.Source.Format
+	if !formats.Known(format) {
+		format = formats.HarborFormat
+	}
+	if rev := p.Source.Revision; rev != "" && !formats.Validated(format, rev) {
 		f := errAt(CodeRevisionUnverified, "/source/revision",
-			fmt.Sprintf("harbor revision %q is not one tpctl was validated against", clip(rev)),
+			fmt.Sprintf("%s revision %q is not one tpctl was validated against", format, clip(rev)),
 			"run 'tpctl formats' for the validated revisions, or pass --allow-unverified-format (the snapshot then records format_verified: false)")
 		if opts.AllowUnverifiedFormat {
 			f.Severity = SeverityWarning

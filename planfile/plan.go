@@ -54,6 +54,7 @@ const (
 	CodeSymlink            = safefs.CodeSymlink
 	CodeDirMissing         = safefs.CodeMissing
 	CodeNotDir             = safefs.CodeNotDir
+	CodeNotFile            = "not_file"
 	CodeDirUnreadable      = "dir_unreadable"
 	CodeRootInvalid        = "root_invalid"
 	CodeSecretField        = "secret_field"

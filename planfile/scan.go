@@ -556,5 +556,9 @@ func NewDirChecker(root string) *DirChecker {
 }
 
 // Check returns the finding Check gives for the clean relative folder dir
-// (its Pointer left for the caller), and whether there is one.
-func (c *DirChecker) Check(dir string) (Finding, bool) { return c.w.check(dir) }
+// (its Pointer left for the caller), and whether there is one. A file
+// locator ("path#fragment") is checked as the file it names.
+func (c *DirChecker) Check(dir string) (Finding, bool) {
+	rel, file := LocatorPath(dir)
+	return c.w.check(rel, file)
+}

@@ -16,6 +16,8 @@ import (
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/importer"
 	"github.com/tuneplane/tpctl/internal/browsertest"
+	"github.com/tuneplane/tpctl/producers"
+	"github.com/tuneplane/tpctl/producers/harbor/wing"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/report/reporttest"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -28,7 +30,7 @@ func exampleRound(t testing.TB, plan string) (*report.Round, string) {
 	t.Helper()
 	example, _ := filepath.Abs(filepath.Join("..", "testdata", "example"))
 	out := filepath.Join(t.TempDir(), "snap")
-	_, err := importer.Import(context.Background(), importer.Options{PlanPath: filepath.Join(example, plan), Root: example, Out: out,
+	_, err := importer.Import(context.Background(), importer.Options{Producers: harborOnly(t), PlanPath: filepath.Join(example, plan), Root: example, Out: out,
 		Transcripts: &importer.TranscriptOptions{Limit: 8, Redactors: []string{"builtin:secrets"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -388,3 +390,14 @@ func itoa(n int) string { return strconv.Itoa(n) }
 
 // jsString quotes s as a JavaScript string literal.
 func jsString(s string) string { return strconv.Quote(s) }
+
+// harborOnly is the registry of Harbor's producer alone, as cmd/tpctl
+// builds it with Harbor's line.
+func harborOnly(t testing.TB) *producers.Registry {
+	t.Helper()
+	r, err := producers.NewRegistry(wing.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}

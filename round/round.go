@@ -111,6 +111,26 @@ type Round struct {
 	// Trials are in canonical order; consecutive trials of one task share
 	// one Task string.
 	Trials []Trial
+	// Cost is what every attempt of the round cost, with its coverage
+	// (snapshot.Cost).
+	Cost snapshot.Cost
+	// taskCost is each task's, for CostOf.
+	taskCost map[string]*snapshot.CostSum
+}
+
+// CostOf is what the attempts of the tasks for which skip is false cost
+// (every task when skip is nil), summed in canonical task order.
+func (r *Round) CostOf(skip func(task string) bool) snapshot.Cost {
+	if skip == nil {
+		return r.Cost
+	}
+	var sum snapshot.CostSum
+	for _, task := range r.Tasks() {
+		if c := r.taskCost[task]; c != nil && !skip(task) {
+			sum.Merge(c)
+		}
+	}
+	return sum.Cost()
 }
 
 // Load verifies dir with snapshot.OpenTrials and keeps every trial's
@@ -120,10 +140,19 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 		return nil, err
 	}
 	var trials []Trial
+	var cost snapshot.CostSum
+	var taskCost map[string]*snapshot.CostSum
 	n := 0
 	s, err := Walk(dir, func(m *snapshot.Manifest, _ []byte) (snapshot.Visit, error) {
-		trials, n = make([]Trial, 0, m.Counts.Expected), 0
+		trials, n, cost, taskCost = make([]Trial, 0, m.Counts.Expected), 0, snapshot.CostSum{}, map[string]*snapshot.CostSum{}
 		return func(t TrialState) error {
+			cost.Add(t.Observation)
+			tc := taskCost[t.Task]
+			if tc == nil {
+				tc = &snapshot.CostSum{}
+				taskCost[t.Task] = tc
+			}
+			tc.Add(t.Observation)
 			if n++; n%1024 == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
@@ -140,7 +169,7 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials}, nil
+	return &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials, Cost: cost.Cost(), taskCost: taskCost}, nil
 }
 
 // Tasks returns the round's task names in canonical order.

@@ -351,6 +351,21 @@ func (d *obsDecoder) outcome(a *AttemptOutcome, sha string) bool {
 		case "agent":
 			a.Agent = &Agent{}
 			return 9, d.agent(a.Agent)
+		case "verifier":
+			a.Verifier = &VerifierOutput{}
+			return 10, d.verifier(a.Verifier)
+		}
+		return 0, false
+	})
+}
+
+func (d *obsDecoder) verifier(v *VerifierOutput) bool {
+	return d.object(func(key []byte) (int, bool) {
+		switch string(key) {
+		case "source":
+			return 0, d.text(&v.Source, "", true)
+		case "text":
+			return 1, d.text(&v.Text, "", false)
 		}
 		return 0, false
 	})

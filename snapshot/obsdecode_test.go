@@ -43,6 +43,10 @@ func written(t testing.TB) [][]byte {
 			{Retry: 1, Status: "success", Detail: "reward \"reward\" is 1.0 <é>", Agent: &Agent{Name: "oracle"},
 				Timing: &Timing{EnvironmentSetup: ptr(1.0), AgentSetup: ptr(0.25), AgentExecution: ptr(13.734), Verifier: ptr(2.138)}},
 		}},
+		{TrialID: "v#0", Task: "v", Status: "failure", AttemptOutcomes: []AttemptOutcome{
+			{Retry: 0, Status: "failure", Reason: "reward_failure", Reward: ptr(0.0), Detail: "1 of 2 tests failed: test_answer — AssertionError: 41 != 42",
+				Verifier: &VerifierOutput{Source: "verifier/ctrf.json", Text: "1 of 2 tests failed:\ntest_answer — AssertionError: 41 != 42 <é>\t"}},
+		}},
 	}
 	var lines [][]byte
 	for _, o := range obs {
@@ -119,7 +123,8 @@ func FuzzObservationLine(f *testing.F) {
 		`{"reward":123456789012345678901234567890}`, `{"repeat":9223372036854775807}`, "{\"task\":\"\t\"}",
 		`{"attempt_outcomes":[{"timing":null}]}`, `{"attempt_outcomes":[{"usage":{"input_tokens":1.5}}]}`,
 		`{"attempt_outcomes":[{"usage":{"input_tokens":-0,"cost_usd":null}}]}`, `{"attempt_outcomes":[{"agent":{"model":null}}]}`,
-		`{"attempt_outcomes":[{"detail":"","detail":"x"}]}`, `{"attempt_outcomes":[{"usage":{"output_tokens":99999999999999999999}}]}`,
+		`{"attempt_outcomes":[{"detail":"","detail":"x"}]}`, `{"attempt_outcomes":[{"verifier":{"text":"a\nb","source":"x"}}]}`,
+		`{"attempt_outcomes":[{"verifier":null}]}`, `{"attempt_outcomes":[{"verifier":{"source":"x","text":"y","extra":1}}]}`, `{"attempt_outcomes":[{"usage":{"output_tokens":99999999999999999999}}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -148,6 +153,7 @@ func TestAppendObservation(t *testing.T) {
 		{Reward: ptr(123456789.125), AttemptOutcomes: []AttemptOutcome{}},
 		{Reward: ptr(5e-324)}, {Reward: ptr(1.7976931348623157e308)}, {Reward: ptr(0.000001)},
 		{AttemptOutcomes: []AttemptOutcome{{Detail: "a\"<b>", Timing: &Timing{}, Usage: &Usage{}, Agent: &Agent{}}}},
+		{AttemptOutcomes: []AttemptOutcome{{Verifier: &VerifierOutput{Source: "verifier/test-stdout.txt", Text: "line 1\nE   assert 1 == 2 <&>"}}}},
 		{AttemptOutcomes: []AttemptOutcome{{Timing: &Timing{Verifier: ptr(1e-7)}, Usage: &Usage{OutputTokens: ptr(int64(-5)), CostUSD: ptr(1e21)}}}},
 	}
 	for _, o := range obs {

@@ -129,6 +129,13 @@ func appendExplanation(b []byte, a *AttemptOutcome) ([]byte, bool) {
 		b = appendJSONStringPtr(b, ag.Model)
 		b = append(b, '}')
 	}
+	if v := a.Verifier; v != nil {
+		b = append(b, `,"verifier":{"source":`...)
+		b = appendJSONString(b, v.Source)
+		b = append(b, `,"text":`...)
+		b = appendJSONString(b, v.Text)
+		b = append(b, '}')
+	}
 	return b, ok
 }
 

@@ -187,7 +187,27 @@ type AttemptOutcome struct {
 	Usage *Usage `json:"usage,omitempty"`
 	// Agent is the agent and model that ran the attempt.
 	Agent *Agent `json:"agent,omitempty"`
+	// Verifier is what the verifier itself said about the attempt, from
+	// the files it wrote (docs/snapshot-format.md): absent when it wrote
+	// nothing tpctl reads.
+	Verifier *VerifierOutput `json:"verifier,omitempty"`
 }
+
+// VerifierOutput is the verifier's own words about an attempt: the failed
+// tests of its CTRF report with their messages, else the last lines of its
+// standard output, else its reward file; masked by the outgoing-text gate
+// and at most MaxVerifierText bytes.
+type VerifierOutput struct {
+	// Source is the file it was read from, relative to the attempt's
+	// folder ("verifier/ctrf.json", "verifier/test-stdout.txt",
+	// "verifier/reward.json").
+	Source string `json:"source"`
+	// Text is what it says, its lines kept.
+	Text string `json:"text"`
+}
+
+// MaxVerifierText bounds a VerifierOutput's text (bytes of UTF-8).
+const MaxVerifierText = 2048
 
 // MaxDetailLen bounds an attempt's detail (bytes of UTF-8).
 const MaxDetailLen = 400
@@ -218,7 +238,7 @@ type Agent struct {
 
 // HasExplanation reports whether a carries any FormatV3 member.
 func (a *AttemptOutcome) HasExplanation() bool {
-	return a.Detail != "" || a.Timing != nil || a.Usage != nil || a.Agent != nil
+	return a.Detail != "" || a.Timing != nil || a.Usage != nil || a.Agent != nil || a.Verifier != nil
 }
 
 // PlanSummary is what the snapshot reads from the normalized plan

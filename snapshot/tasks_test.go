@@ -38,7 +38,7 @@ func TestTaskTable(t *testing.T) {
 		{"b/flaky", 3, 3, 2.0 / 3, 0, []string{"flaky"}},
 		{"c/infra", 3, 1, 1, -1, nil},
 		{"d/good", 3, 3, 1, 1, nil},
-		{"e/none", 1, 0, -1, -1, nil},
+		{"e/none", 1, 0, -1, -1, []string{"low_coverage"}},
 	}
 	if len(rows) != len(wants) {
 		t.Fatalf("%d rows, want %d", len(rows), len(wants))

@@ -4,57 +4,72 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/atif"
-	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/redact"
 )
 
-// Build reads the ATIF file at path and returns its platform trajectory:
-//
-//  1. the file is opened and decoded as a stream (atif.OpenFile, atif.Decode:
-//     size cap checked on the stat size first, step and depth caps);
-//  2. each step becomes messages (FromStep);
-//  3. every string of a message that may be kept (content, tool name,
-//     call ID) goes through r — before any cut, so a cut never splits a
-//     secret the redactor would have recognised;
-//  4. the whole redacted strings are scanned with sc; a hit aborts;
-//  5. messages are kept in order up to lim (DefaultLimits when zero), the
-//     last one cut on a character boundary if needed; the rest are only
-//     counted, never redacted or held in memory.
-//
-// RoundID, TrialID and TrialAttempt are left for the caller; Headroom bytes
-// of lim.MaxBytes are kept free for them.
-//
-// Errors: *SkipError for a file to leave out with a stated reason (not ATIF
-// v1.x, over a size, step or depth cap, malformed, a symlink, missing);
-// anything else aborts the import: *redact.Error or another redactor
-// failure, *redact.SecretFoundError, the context's error, or a read error.
-// r must not be nil; a nil sc means redact.NewScanner(os.Environ()).
-func Build(ctx context.Context, path string, r redact.Redactor, sc *redact.Scanner, lim Limits) (*Trajectory, error) {
-	return BuildParts(ctx, []Part{{Path: path}}, r, sc, lim)
-}
-
-// Part is one ATIF file of an attempt's body. A multi-step trial has one
-// per step, in execution order.
+// Part is one piece of an attempt's body, read by its producer: a
+// multi-step Harbor trial has one per step, in execution order.
 type Part struct {
 	// Marker, when not empty, becomes a system message put before the
 	// part's own messages: the step boundary. It is redacted, scanned and
 	// counted like any other message.
 	Marker string
-	Path   string
+	// Path names the part's file in messages (a secret found, a skip).
+	Path string
+	// Read streams the part's messages, in order, into the body. The
+	// producer's converter into the trajectory protocol implements it
+	// (producers/harbor for ATIF).
+	Read func(ctx context.Context, body *Body) (SourceInfo, error)
 }
 
-// BuildParts is Build over several files that make one body: their
-// messages in the order of parts (each after its Marker message), with
-// the limits applied to the whole and the cut declared on the whole
-// (total_messages counts every message of every part, markers included).
-// A part that must be skipped skips the whole body (*SkipError naming that
-// file), so a body never silently lacks a step.
+// Body is the trajectory being built, as a part's reader sees it.
+type Body struct {
+	c    *collector
+	r    redact.Redactor
+	sc   *redact.Scanner
+	path string
+}
+
+// Full reports that the body has no room left: the rest of a part's
+// messages need only be counted (Count), never converted or redacted.
+func (b *Body) Full() bool { return b.c.full }
+
+// Add counts one message and, while the body has room, redacts it, scans
+// the redacted text (a hit is a *redact.SecretFoundError) and keeps it,
+// cut to the limits. Its error aborts the build: return it.
+func (b *Body) Add(ctx context.Context, m Message) error {
+	return b.c.offer(ctx, b.r, b.sc, b.path, m)
+}
+
+// Count counts n messages a reader passed over once the body was full.
+func (b *Body) Count(n int) { b.c.total += n }
+
+// BuildParts builds one body from the parts of an attempt:
+//
+//  1. each part's messages (after its Marker message) come from its
+//     reader, in the order of parts;
+//  2. every string of a message that may be kept (content, tool name,
+//     call ID) goes through r — before any cut, so a cut never splits a
+//     secret the redactor would have recognised;
+//  3. the whole redacted strings are scanned with sc; a hit aborts;
+//  4. messages are kept in order up to lim (DefaultLimits when zero), the
+//     last one cut on a character boundary if needed; the rest are only
+//     counted, never redacted or held in memory. The cut is declared on
+//     the whole (total_messages counts every message of every part,
+//     markers included).
+//
+// RoundID, TrialID and TrialAttempt are left for the caller; Headroom bytes
+// of lim.MaxBytes are kept free for them.
+//
+// Errors: *SkipError for a part to leave out with a stated reason, which
+// skips the whole body (a body never silently lacks a step); anything else
+// aborts the import: *redact.Error or another redactor failure,
+// *redact.SecretFoundError, the context's error, or a read error.
+// r must not be nil; a nil sc means redact.NewScanner(os.Environ()).
 func BuildParts(ctx context.Context, parts []Part, r redact.Redactor, sc *redact.Scanner, lim Limits) (*Trajectory, error) {
 	if r == nil {
 		return nil, errors.New("transcripts need a redactor; pass --redactor (e.g. builtin:secrets)")
@@ -75,17 +90,20 @@ func BuildParts(ctx context.Context, parts []Part, r redact.Redactor, sc *redact
 				return nil, err
 			}
 		}
-		info, refs, err := c.file(ctx, p.Path, r, sc)
+		if p.Read == nil {
+			return nil, fmt.Errorf("trajectory part %q has no reader", p.Path)
+		}
+		info, err := p.Read(ctx, &Body{c: c, r: r, sc: sc, path: p.Path})
 		if err != nil {
 			return nil, err
 		}
 		if !slices.Contains(versions, info.SchemaVersion) {
 			versions = append(versions, info.SchemaVersion)
 		}
-		t.Source.Steps += info.StepCount
+		t.Source.Steps += info.Steps
 		t.Source.UnknownFields += info.UnknownFields
 		t.Source.UnknownFieldPaths = append(t.Source.UnknownFieldPaths, info.UnknownFieldPaths...)
-		t.Source.SubagentRefs += refs
+		t.Source.SubagentRefs += info.SubagentRefs
 		t.Source.EmbeddedSubagents += info.EmbeddedSubagents
 	}
 	t.Source.SchemaVersion = strings.Join(versions, ", ")
@@ -114,71 +132,6 @@ func (c *collector) offer(ctx context.Context, r redact.Redactor, sc *redact.Sca
 	}
 	c.add(m)
 	return nil
-}
-
-// file streams one ATIF file into the collector.
-func (c *collector) file(ctx context.Context, path string, r redact.Redactor, sc *redact.Scanner) (*atif.Trajectory, int, error) {
-	f, err := atif.OpenFile(path, atif.Options{})
-	if err != nil {
-		return nil, 0, skipOr(path, err)
-	}
-	defer f.Close()
-	var abort error
-	refs := 0
-	// Once the body is full the remaining steps are only counted: Skim
-	// checks them as strictly but decodes none of their text.
-	opts := atif.Options{Skim: func() bool { return c.full }}
-	info, err := atif.Decode(f, opts, func(s *atif.Step) error {
-		if err := ctx.Err(); err != nil {
-			abort = err
-			return err
-		}
-		for _, o := range s.Observation {
-			refs += len(o.SubagentRefs)
-		}
-		if s.Skimmed {
-			c.total += messageCount(s)
-			return nil
-		}
-		for _, m := range FromStep(s) {
-			if err := c.offer(ctx, r, sc, path, m); err != nil {
-				abort = err
-				return err
-			}
-		}
-		return nil
-	})
-	if abort != nil {
-		return nil, 0, abort
-	}
-	if err != nil {
-		return nil, 0, skipOr(path, err)
-	}
-	return info, refs, nil
-}
-
-// skipOr turns the errors that mean "this file cannot be exported" into a
-// *SkipError and wraps the others with the path.
-func skipOr(path string, err error) error {
-	var (
-		u  *atif.UnsupportedFormatError
-		l  *atif.LimitError
-		s  *atif.SyntaxError
-		pe *safefs.PathError
-	)
-	switch {
-	case errors.As(err, &u):
-		return &SkipError{Path: path, Reason: err.Error(), Err: err}
-	case errors.As(err, &l):
-		return &SkipError{Path: path, Reason: "over a limit: " + err.Error(), Err: err}
-	case errors.As(err, &s):
-		return &SkipError{Path: path, Reason: "malformed: " + err.Error(), Err: err}
-	case errors.As(err, &pe):
-		return &SkipError{Path: path, Reason: err.Error(), Err: err}
-	case errors.Is(err, fs.ErrNotExist):
-		return &SkipError{Path: path, Reason: "does not exist", Err: err}
-	}
-	return fmt.Errorf("failed to read trajectory %q: %w", path, err)
 }
 
 // redactMessage runs every string field of m through r. Empty strings are

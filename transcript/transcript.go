@@ -1,11 +1,12 @@
-// Package transcript turns an ATIF trajectory into the platform's
-// trajectory body (SPEC §3, §6 item 4): messages with roles, redacted by
+// Package transcript is tpctl's trajectory protocol: the platform's
+// trajectory body (SPEC §3, §6 item 4), messages with roles, redacted by
 // the user's redactor, scanned for secrets, cut to the platform's limits
 // with the cut declared, and always labelled as a sample.
 //
-// Build is the entry point. It streams the file (atif.Decode with a step
-// callback), so memory is bounded by the kept messages (at most
-// Limits.MaxBytes) plus one step, whatever the size of the source.
+// BuildParts is the entry point. A producer's converter (producers/harbor
+// for Harbor's ATIF) streams each part's messages into the Body, so memory
+// is bounded by the kept messages (at most Limits.MaxBytes) plus what the
+// converter holds, whatever the size of the source.
 package transcript
 
 import (
@@ -50,8 +51,8 @@ type Trajectory struct {
 	Source SourceInfo `json:"-"`
 }
 
-// SourceInfo summarises the ATIF file a trajectory came from, for
-// reporting (never exported to the platform).
+// SourceInfo summarises the native file a trajectory came from (for
+// Harbor, the ATIF file), for reporting (never exported to the platform).
 type SourceInfo struct {
 	SchemaVersion     string
 	Steps             int

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -21,7 +22,28 @@ var page = template.Must(template.New("trend").Funcs(template.FuncMap{
 	"signed":   signedPct,
 	"paired":   pairedInterval,
 	"cut":      cut,
+	"cost":     costCell,
+	"usd":      usdCell,
 }).Parse(pageTmpl))
+
+// costCell is a round's known spend, with its coverage when partial; "—"
+// when nothing is known (never $0).
+func costCell(c snapshot.Cost) string {
+	switch {
+	case c.USDAllAttempts == nil:
+		return "—"
+	case c.WithCost < c.Attempts:
+		return fmt.Sprintf("%s (%d of %d attempts)", snapshot.USD(*c.USDAllAttempts), c.WithCost, c.Attempts)
+	}
+	return snapshot.USD(*c.USDAllAttempts)
+}
+
+func usdCell(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return snapshot.USD(*v)
+}
 
 // HTML renders the trend as one self-contained page: no script, no
 // request, an inline SVG chart that reads without colour (markers and
@@ -51,7 +73,9 @@ func HTML(r *Result) ([]byte, error) {
 		data.Cells = append(data.Cells, row)
 	}
 	for _, p := range r.Pairs {
-		if p.Kind == PairAdjacent && len(p.Regressed) > 0 {
+		// A pair that is not comparable has no regressions to name: its
+		// success counts measure different things (the pairs table says why).
+		if p.Kind == PairAdjacent && p.Comparable && len(p.Regressed) > 0 {
 			data.Regressed = append(data.Regressed, p)
 		}
 	}
@@ -132,6 +156,18 @@ func chart(r *Result) string {
 		fmt.Fprintf(&b, `<polyline class="rate" points="%s"/>`, strings.Join(path, " "))
 	}
 	half := min(14, plotW/float64(max(n, 1))/3)
+	// A 12-unit label is about 7 units a character; each needs its slot
+	// (the space between two rounds), the outer ones half of it inside the
+	// chart.
+	slot := plotW * 0.92 / float64(max(n-1, 1))
+	if n == 1 {
+		slot = plotW
+	}
+	refsFit := true
+	for _, p := range r.Rounds {
+		w := 7 * float64(utf8.RuneCountInString(tail(p.Checkpoint.Ref)))
+		refsFit = refsFit && w <= slot-8 && w/2 <= padL+plotW*0.04
+	}
 	labelEvery := max(1, (n+23)/24) // at most about 24 axis labels
 	for i, p := range r.Rounds {
 		cx := x(i)
@@ -163,8 +199,11 @@ func chart(r *Result) string {
 		}
 		if i%labelEvery == 0 || i == n-1 {
 			fmt.Fprintf(&b, `<text class="axis" x="%s" y="%d" text-anchor="middle">%d</text>`, f(cx), chartH-padB+18, i+1)
-			if n <= 12 {
-				fmt.Fprintf(&b, `<text class="axis ref" x="%s" y="%d" text-anchor="middle">%s</text>`, f(cx), chartH-padB+34, template.HTMLEscapeString(cut(tail(p.Checkpoint.Ref), 28)))
+			// The checkpoint under its number only when every one fits
+			// whole in its slot: a cut label names no checkpoint (the
+			// rounds table below has each in full, by the same number).
+			if refsFit {
+				fmt.Fprintf(&b, `<text class="axis ref" x="%s" y="%d" text-anchor="middle">%s</text>`, f(cx), chartH-padB+34, template.HTMLEscapeString(tail(p.Checkpoint.Ref)))
 			}
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/stats"
 )
 
 // Format is the version of the JSON result.
@@ -68,6 +69,13 @@ type Point struct {
 	SuccessRateCI95Clustered *[2]float64         `json:"success_rate_ci95_clustered"`
 	Coverage                 *float64            `json:"coverage"`
 	CoverageCI95             *[2]float64         `json:"coverage_ci95"`
+	// Cost is what every attempt of the round cost, with its coverage
+	// (snapshot.Cost; unknown is null, never 0).
+	Cost snapshot.Cost `json:"cost"`
+	// USDPerSuccess is the known spend of every attempt over the round's
+	// successes; null when no cost is known or nothing succeeded. Read it
+	// with Cost.WithCost: it stands on the attempts that reported a cost.
+	USDPerSuccess *float64 `json:"usd_per_success"`
 }
 
 // Pair compares round To against round From (delta = To − From).
@@ -166,7 +174,7 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 		m := r.Manifest
 		res.Rounds = append(res.Rounds, Point{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Label: s.Label,
 			Counts: s.Counts, SuccessRate: s.SuccessRate, SuccessRateCI95: s.SuccessRateCI95, SuccessRateCI95Clustered: s.SuccessRateCI95Clustered,
-			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95})
+			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95, Cost: r.Cost, USDPerSuccess: perSuccess(r.Cost.USDAllAttempts, s.Counts.Success)})
 		if s.SuccessRate != nil && (res.Best < 0 || *s.SuccessRate > *res.Rounds[res.Best].SuccessRate) {
 			res.Best = i
 		}
@@ -205,6 +213,15 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 	}
 	res.Tasks = taskTable(rounds)
 	return res, nil
+}
+
+// perSuccess is usd / successes, nil without a known cost or a success.
+func perSuccess(usd *float64, successes int) *float64 {
+	if usd == nil || successes == 0 {
+		return nil
+	}
+	v := stats.Round12(*usd / float64(successes))
+	return &v
 }
 
 // taskTable is the task × round table; the rounds share one plan.
@@ -279,8 +296,10 @@ func interval(ci *[2]float64) string {
 	return "[" + pct(&ci[0]) + ", " + pct(&ci[1]) + "]"
 }
 
+// signedPct is a difference of rates in percentage points, as compare
+// says it.
 func signedPct(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	s := strconv.FormatFloat(100*x, 'f', 1, 64) + " pp"
 	if x >= 0 {
 		return "+" + s
 	}

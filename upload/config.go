@@ -158,7 +158,7 @@ func (c Config) Validate() error {
 		// Someone may paste the token into the endpoint's path.
 		var ce *ConfigError
 		if c.Token != "" && errors.As(err, &ce) {
-			ce.Msg = strings.ReplaceAll(ce.Msg, c.Token, "[REDACTED]")
+			ce.Msg = redact.Scrub(ce.Msg, c.Token)
 		}
 		return err
 	}

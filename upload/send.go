@@ -367,7 +367,7 @@ func (s *sender) detail(data []byte) string {
 		}
 	}
 	if s.token != "" {
-		text = strings.ReplaceAll(text, s.token, "[REDACTED]")
+		text = redact.Scrub(text, s.token)
 	}
 	// Masked here, before the cut below, which could leave half a secret
 	// the printed message's gate no longer recognises; and before the
@@ -386,7 +386,7 @@ func (s *sender) detail(data []byte) string {
 	// Scrub again after folding: a token split by whitespace could be
 	// rejoined above.
 	if s.token != "" {
-		text = strings.ReplaceAll(text, s.token, "[REDACTED]")
+		text = redact.Scrub(text, s.token)
 	}
 	return text
 }

@@ -438,3 +438,31 @@ func TestDocsGateWorkflow(t *testing.T) {
 		t.Error("the gate workflow does not use tuneplane/tpctl")
 	}
 }
+
+// TestDocsCIPinsByCommit: docs/ci.md installs tpctl by commit while the
+// repository has no release tag (issue 33), and says so: every
+// `uses: tuneplane/tpctl@REF` and `go install …@REF` in it names COMMIT
+// or a tag that exists.
+func TestDocsCIPinsByCommit(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", repoRoot, "tag", "--list").Output()
+	if err != nil {
+		t.Skipf("git tag: %v (not a git checkout)", err)
+	}
+	tags := strings.Fields(string(out))
+	refs := regexp.MustCompile(`(?m)^\s*- (?:uses: tuneplane/tpctl|run: go install github\.com/tuneplane/tpctl/cmd/tpctl)@(\S+)`).FindAllSubmatch(b, -1)
+	if len(refs) == 0 {
+		t.Fatal("docs/ci.md installs tpctl nowhere")
+	}
+	for _, m := range refs {
+		if ref := string(m[1]); ref != "COMMIT" && !slices.Contains(tags, ref) {
+			t.Errorf("docs/ci.md pins tpctl@%s, which is no tag of this repository (tags: %v); pin COMMIT until a release is tagged", ref, tags)
+		}
+	}
+	if len(tags) == 0 && !strings.Contains(string(b), "No release tag exists yet") {
+		t.Error("docs/ci.md does not say that no release tag exists yet")
+	}
+}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // newExplainCmd is the group of tpctl explain TOPIC.
@@ -42,28 +44,37 @@ applies them. Topics:
 // outcomeRulesReport is the `tpctl explain outcomes --output json`
 // contract. Lists are never null.
 type outcomeRulesReport struct {
-	MessageType     string                  `json:"message_type"` // "outcome_rules"
-	OutcomeRules    string                  `json:"outcome_rules"`
-	Rules           []outcome.Rule          `json:"rules"`
-	InfraExceptions []outcome.ExceptionRule `json:"infra_exceptions"`
-	AgentExceptions []outcome.ExceptionRule `json:"agent_exceptions"`
-	OtherExceptions []outcome.ExceptionRule `json:"other_exceptions"`
-	MessageRules    []outcome.MessageRule   `json:"message_rules"`
-	Unjudged        []outcome.Unjudged      `json:"unjudged_exceptions"`
+	MessageType     string                 `json:"message_type"` // "outcome_rules"
+	OutcomeRules    string                 `json:"outcome_rules"`
+	Rules           []outcome.Rule         `json:"rules"`
+	InfraExceptions []harbor.ExceptionRule `json:"infra_exceptions"`
+	AgentExceptions []harbor.ExceptionRule `json:"agent_exceptions"`
+	OtherExceptions []harbor.ExceptionRule `json:"other_exceptions"`
+	MessageRules    []harbor.MessageRule   `json:"message_rules"`
+	Unjudged        []harbor.Unjudged      `json:"unjudged_exceptions"`
+	// OtherProducers are the tables of the producers other than Harbor
+	// (whose table is the fields above), in registry order.
+	OtherProducers []producerTable `json:"other_producers,omitempty"`
 }
 
-func buildOutcomeRulesReport() outcomeRulesReport {
+// producerTable is one producer's outcome table in the report.
+type producerTable struct {
+	Name string `json:"name"`
+	outcome.Table
+}
+
+func buildOutcomeRulesReport(reg *producers.Registry) outcomeRulesReport {
 	rep := outcomeRulesReport{
 		MessageType:     "outcome_rules",
-		OutcomeRules:    outcome.RulesVersion,
-		Rules:           outcome.Table(),
-		InfraExceptions: []outcome.ExceptionRule{},
-		AgentExceptions: []outcome.ExceptionRule{},
-		OtherExceptions: []outcome.ExceptionRule{},
-		MessageRules:    outcome.MessageRules(),
-		Unjudged:        outcome.UnjudgedExceptions(),
+		OutcomeRules:    harbor.RulesVersion,
+		Rules:           harbor.Table(),
+		InfraExceptions: []harbor.ExceptionRule{},
+		AgentExceptions: []harbor.ExceptionRule{},
+		OtherExceptions: []harbor.ExceptionRule{},
+		MessageRules:    harbor.MessageRules(),
+		Unjudged:        harbor.UnjudgedExceptions(),
 	}
-	for _, e := range outcome.Exceptions() {
+	for _, e := range harbor.Exceptions() {
 		switch {
 		case e.Status == outcome.InfraError:
 			rep.InfraExceptions = append(rep.InfraExceptions, e)
@@ -71,6 +82,11 @@ func buildOutcomeRulesReport() outcomeRulesReport {
 			rep.AgentExceptions = append(rep.AgentExceptions, e)
 		default:
 			rep.OtherExceptions = append(rep.OtherExceptions, e)
+		}
+	}
+	for _, p := range reg.All() {
+		if p.Format() != harbor.Format {
+			rep.OtherProducers = append(rep.OtherProducers, producerTable{Name: p.Name(), Table: p.Outcomes()})
 		}
 	}
 	return rep
@@ -106,7 +122,7 @@ source, defined: [{revision, file, line}]}], "message_rules", "unjudged_exceptio
 }
 
 func explainOutcomesRun(_ context.Context, a *app, _ *explainOptions) error {
-	rep := buildOutcomeRulesReport()
+	rep := buildOutcomeRulesReport(a.producers())
 	if a.jsonOutput() {
 		return a.io.JSON(rep)
 	}
@@ -138,12 +154,12 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 	}
 	writeColumns(&b, width, rows)
 
-	section := func(title string, list []outcome.ExceptionRule) {
+	section := func(title string, list []harbor.ExceptionRule) {
 		fmt.Fprintf(&b, "\n%s\n", st.Heading.Render(title))
 		rows := [][]cell{{{text: "EXCEPTION", style: st.Bold.Render}, {text: "REASON", style: st.Bold.Render}, {text: "HARBOR CLASS STATEMENT", style: st.Bold.Render}}}
 		for _, e := range list {
 			name := e.Type
-			if e.Scope == outcome.ScopeStep {
+			if e.Scope == harbor.ScopeStep {
 				name += " (steps only)"
 			}
 			reason := e.Reason
@@ -182,12 +198,21 @@ func writeOutcomeRules(w io.Writer, width int, st ui.Styles, rep outcomeRulesRep
 	b.WriteString("Multi-step trials: each step is judged by this table; the trial is infra_error if\n")
 	b.WriteString("any step is, else unscored if any step is, else judged by its trial-level reward.\n")
 	b.WriteString("A trial-level exception is judged first and wins over the steps. See docs/outcomes.md.\n")
+	for _, t := range rep.OtherProducers {
+		fmt.Fprintf(&b, "\n%s\n", st.Heading.Render(t.Name+" outcome rules "+t.Version))
+		b.WriteString("Rules are tried in order; the first that matches decides.\n\n")
+		rows := [][]cell{{{text: "STATUS", style: st.Bold.Render}, {text: "REASON", style: st.Bold.Render}, {text: "SITUATION", style: st.Bold.Render}}}
+		for _, r := range t.Rules {
+			rows = append(rows, []cell{{text: string(r.Status), style: statusStyle(r.Status)}, {text: r.Reason}, {text: r.Situation}})
+		}
+		writeColumns(&b, width, rows)
+	}
 	_, err := io.WriteString(w, ui.Wrap(b.String(), width))
 	return err
 }
 
 // joinDefinitions prints Harbor class statements as "REV FILE:LINE; …".
-func joinDefinitions(defs []outcome.Definition) string {
+func joinDefinitions(defs []harbor.Definition) string {
 	parts := make([]string, 0, len(defs))
 	for _, d := range defs {
 		parts = append(parts, d.String())

@@ -48,7 +48,10 @@ given (the snapshot then records format_verified: false).`,
 }
 
 func formatsRun(_ context.Context, a *app, _ *formatsOptions) error {
-	rep := formatsReport{MessageType: "formats", Formats: []formatEntry{{Format: "harbor", Revisions: formats.Harbor}}}
+	rep := formatsReport{MessageType: "formats"}
+	for _, f := range a.producers().Formats() {
+		rep.Formats = append(rep.Formats, formatEntry{Format: f, Revisions: formats.Revisions(f)})
+	}
 	if a.jsonOutput() {
 		return a.io.JSON(rep)
 	}

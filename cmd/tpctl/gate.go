@@ -26,13 +26,14 @@ func newGateCmd(a *app, runF func(context.Context, *app, *gateOptions) error) *c
 	opts := &gateOptions{}
 	cmd := &cobra.Command{
 		Use:   "gate CANDIDATE [--baseline BASE] --policy FILE",
-		Short: "Pass or fail a candidate round on a policy: clean, minimum rate, infra errors, non-inferiority",
+		Short: "Pass or fail a candidate round on a policy: clean, minimum rate, infra errors, cost, non-inferiority",
 		Long: `Judge a saved candidate round by a policy file (YAML, strict: an unknown key
 is an error naming the closest one), for CI:
 
   require: clean                  # or: any
   min_success_rate: 0.5           # judged on the lower bound of the 95% interval
   max_infra_error_rate: 0.05
+  max_cost_usd: 25                # known spend of every attempt, in US dollars
   baseline:
     non_inferiority_margin: 0.05  # pass when the paired 95% lower bound >= -margin
   quarantine: [harbor/flaky-task] # tasks left out of every rule, listed in the verdict
@@ -40,8 +41,9 @@ is an error naming the closest one), for CI:
 The success-rate interval is the task-clustered one, honest for repeated
 trials; the baseline rule uses the paired difference over trials scored in
 both rounds. An interval that cannot be computed is "not enough evidence",
-which fails the rule; so does a baseline of another protocol. Both snapshots
-are verified first.
+which fails the rule; so does a baseline of another protocol, and a cost cap
+when at most half of the attempts reported a cost (known spend over the cap
+fails whatever the rest). Both snapshots are verified first.
 
 --output json prints the verdict (schema: tpctl schema gate-verdict);
 --output github prints an annotation per failed rule and appends the verdict to

@@ -17,7 +17,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/plandraft"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/upload"
@@ -74,7 +74,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return usageErr(fmt.Errorf("%s is required", req.name), "tpctl import --plan PLAN --root DIR --out NEW_DIR")
 		}
 	}
-	opts := importer.Options{PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict}
+	opts := importer.Options{Producers: a.producers(), PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict}
 	var err error
 	if opts.Transcripts, err = transcriptOptions(o.TraceLimit, o.Redactors); err != nil {
 		return err
@@ -122,15 +122,24 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		if err := a.io.JSON(struct {
 			MessageType string `json:"message_type"`
 			*snapshot.Manifest
-			Path     string              `json:"path"`
-			Warnings []importer.Warning  `json:"warnings"`
-			Skipped  []importer.Warning  `json:"skipped_trajectories"`
-			Job      *plandraft.JobFacts `json:"harbor_job,omitempty"`
-		}{"import", res.Manifest, res.Dir, res.Warnings, res.Skipped, res.Job}); err != nil {
+			Path     string             `json:"path"`
+			Warnings []importer.Warning `json:"warnings"`
+			Skipped  []importer.Warning `json:"skipped_trajectories"`
+			// Job is Harbor's job facts; ProducerJob another producer's
+			// own figures, under its own key.
+			Job         *plandraft.JobFacts `json:"harbor_job,omitempty"`
+			ProducerJob any                 `json:"producer_job,omitempty"`
+		}{"import", res.Manifest, res.Dir, res.Warnings, res.Skipped, harborJob(res), otherJob(res)}); err != nil {
 			return err
 		}
 	} else {
-		printSummary(a, res.Manifest, res.Dir)
+		// The cost and the failures block come from the snapshot just
+		// written, read back verified, as snapshot show reads it.
+		facts, err := readSavedFacts(res.Dir)
+		if err != nil {
+			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
+		}
+		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
 		printHarborNumbers(a, res)
 		st := a.io.Styles()
 		// A big job can carry thousands of warnings of one kind (e.g.
@@ -151,6 +160,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), termsafe.Escape(w.Message))
 		}
+		writeTriage(a.io.Out, a.io.Width(), res.Dir, facts, res.Manifest.Counts.Expected, st)
 	}
 	if upCfg != nil {
 		return a.runUpload(ctx, res.Dir, *upCfg)
@@ -232,11 +242,11 @@ func transcriptOptions(limit int, redactors []string) (*importer.TranscriptOptio
 // printHarborNumbers shows the Harbor job's own counts beside tpctl's,
 // with why they differ.
 func printHarborNumbers(a *app, res *importer.Result) {
-	if res.Job == nil {
+	j := harborJob(res)
+	if j == nil {
 		return
 	}
 	w := a.io.Out
-	j := res.Job
 	planned := "not listed by the job"
 	if j.Planned >= 0 {
 		planned = fmt.Sprintf("%s planned (its %s)", count(j.Planned), j.Source)
@@ -272,6 +282,21 @@ func printHarborNumbers(a *app, res *importer.Result) {
 	if len(h.Evals) > 0 {
 		fmt.Fprintln(w, "  why they differ: Harbor's mean counts a trial without a reward as 0 and only the trials that finished; tpctl keeps unscored trials out of the success rate and counts every planned trial in coverage")
 	}
+}
+
+// harborJob is the import's Harbor job facts, nil when it has none.
+func harborJob(res *importer.Result) *plandraft.JobFacts {
+	j, _ := res.Job.(*plandraft.JobFacts)
+	return j
+}
+
+// otherJob is another producer's own figures about its run, nil for
+// Harbor's (harborJob) or none.
+func otherJob(res *importer.Result) any {
+	if _, ok := res.Job.(*plandraft.JobFacts); ok {
+		return nil
+	}
+	return res.Job
 }
 
 func prefixed(p, s string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -11,20 +12,23 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/plandraft"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers"
+	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 )
 
 // planInitOptions are the resolved inputs of `tpctl plan init`.
 type planInitOptions struct {
 	Root, Out           string
 	Agent, Model, Split string
+	// From names the producer whose output --root holds ("" detects it).
+	From string
 }
 
 // newPlanInitCmd is tpctl plan init; runF nil is planInitRun.
 func newPlanInitCmd(a *app, runF func(context.Context, *app, *planInitOptions) error) *cobra.Command {
 	if runF == nil {
-		runF = func(_ context.Context, a *app, o *planInitOptions) error { return planInitRun(a.io, o) }
+		runF = func(ctx context.Context, a *app, o *planInitOptions) error { return planInitRun(ctx, a, o) }
 	}
 	opts := &planInitOptions{}
 	cmd := &cobra.Command{
@@ -50,9 +54,13 @@ Without a job declaration (trial folders only) init drafts one trial per
 folder with a result.json, as before, and warns that the planned set must be
 checked by hand.
 
+Which producer's output --root holds is detected (--from names it when a
+folder holds several); a folder holding none of it is refused.
+
 Exit status: 0 drafted; 1 the job cannot be drafted as one plan (several
-pairs, revisions or settings); 2 bad flags or an unreadable job (a corrupt
-lock.json, a trial folder its job did not plan).`,
+pairs, revisions or settings), or --root holds no output tpctl reads; 2 bad
+flags or an unreadable job (a corrupt lock.json, a trial folder its job did
+not plan).`,
 		Example: `  tpctl plan init --root testdata/harbor-v0.22.0/jobs/2026-09-01__10-00-00 --model gpt-5.4 --out import-plan.json
   tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout`,
 		Args: cobra.NoArgs,
@@ -66,10 +74,12 @@ lock.json, a trial folder its job did not plan).`,
 	f.StringVar(&opts.Agent, "agent", "", "draft only this agent's planned trials (a job with several)")
 	f.StringVar(&opts.Model, "model", "", "draft only this model's planned trials (a job with several)")
 	f.StringVar(&opts.Split, "split", "", "the plan's split (default: the REPLACE_SPLIT placeholder)")
+	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor)")
 	return cmd
 }
 
-func planInitRun(s *ui.Streams, opts *planInitOptions) error {
+func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
+	s := a.io
 	if opts.Root == "" {
 		return usageErr(fmt.Errorf("--root is required"), "tpctl plan init --root JOBDIR")
 	}
@@ -78,7 +88,11 @@ func planInitRun(s *ui.Streams, opts *planInitOptions) error {
 			return usageErr(err, "choose a new --out file; init never overwrites a plan")
 		}
 	}
-	d, err := plandraft.FromJob(opts.Root, plandraft.Options{Agent: opts.Agent, Model: opts.Model, Split: opts.Split})
+	prod, err := pickProducer(a.producers(), opts.Root, opts.From)
+	if err != nil {
+		return err
+	}
+	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split})
 	if err != nil {
 		var pe *plandraft.PairsError
 		var re *plandraft.RevisionsError
@@ -110,12 +124,7 @@ func planInitRun(s *ui.Streams, opts *planInitOptions) error {
 	for _, n := range d.Notes {
 		fmt.Fprintf(s.ErrOut, "tpctl: %s\n", termsafe.Escape(n))
 	}
-	if d.Declared {
-		fmt.Fprintf(s.ErrOut, "tpctl: drafted %s for %s from the job's declaration: %d finished, %d interrupted (counted unscored), %d never started (counted missing)\n",
-			ui.Plural(len(d.Plan.Trials), "planned trial"), termsafe.Escape(d.Pair.String()), d.Counts.Finished, d.Counts.Interrupted, d.Counts.NeverStarted)
-	} else {
-		fmt.Fprintf(s.ErrOut, "tpctl: drafted %s\n", ui.Plural(len(d.Plan.Trials), "trial"))
-	}
+	fmt.Fprintf(s.ErrOut, "tpctl: %s\n", termsafe.Escape(d.Summary))
 	planName := opts.Out
 	if planName == "" {
 		planName = "PLAN"
@@ -132,6 +141,42 @@ func planInitRun(s *ui.Streams, opts *planInitOptions) error {
 		return err
 	}
 	return safefs.WriteNew(opts.Out, b, 0o644)
+}
+
+// pickProducer is the producer whose output root holds: the one --from
+// names, else the one the registry detects there. A root that is not a
+// readable folder goes to the first producer (Harbor), whose draft says
+// so as it always has.
+func pickProducer(reg *producers.Registry, root, from string) (producers.Producer, error) {
+	if from != "" {
+		p, err := reg.For(from)
+		if err != nil {
+			return nil, usageErr(err, "pass --from "+strings.Join(reg.Formats(), " or --from "))
+		}
+		return p, nil
+	}
+	found := reg.Detect(root)
+	switch {
+	case len(found) == 1:
+		return found[0], nil
+	case len(found) > 1:
+		var names, flags []string
+		for _, p := range found {
+			names = append(names, p.Name())
+			flags = append(flags, "--from "+p.Format())
+		}
+		return nil, findingErr(fmt.Errorf("%s holds the output of several producers (%s)", root, strings.Join(names, ", ")),
+			"pick one with "+strings.Join(flags, " or "))
+	}
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return reg.All()[0], nil
+	}
+	var names []string
+	for _, p := range reg.All() {
+		names = append(names, p.Name())
+	}
+	return nil, findingErr(fmt.Errorf("no %s output under %s", strings.Join(names, " or "), root),
+		"give --root the folder the evaluation wrote (a Harbor job folder)")
 }
 
 // placeholderCommand is the command that fills one placeholder.

@@ -18,6 +18,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/configfile"
 	"github.com/tuneplane/tpctl/internal/supervise"
 	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/redact"
 )
 
@@ -53,6 +54,9 @@ type app struct {
 	// noPager is --no-pager; stopPager ends the pager page started.
 	noPager   bool
 	stopPager func()
+
+	// registry is the producers tpctl reads (producers.go).
+	registry *producers.Registry
 }
 
 // stdout is where a command writes its answer when the answer is the

@@ -255,7 +255,7 @@ func TestShortJobTokenIsNotASecret(t *testing.T) {
 	writeJSONFile(t, plan, m)
 	streams, _, out, errOut := ui.Test()
 	runWith(context.Background(), streams, []string{"plan", "check", plan})
-	if !strings.Contains(errOut.String(), "tpctl: note: TUNEPLANE_JOB_TOKEN is shorter than 8 characters, so the secret gate does not look for it") {
+	if !strings.Contains(errOut.String(), "tpctl: note: TUNEPLANE_JOB_TOKEN is shorter than 8 characters, so the secret gate neither looks for it nor masks it") {
 		t.Errorf("no note about the short token:\n%s", errOut)
 	}
 	if strings.Contains(out.String(), "REDACTED") || !strings.Contains(out.String(), `unknown field "tokenizer"`) {

@@ -23,7 +23,7 @@ func gateConfigSecrets(cf *configfile.File, errOut io.Writer, jsonOutput bool) f
 		return forget
 	}
 	for _, name := range redact.ShortSecrets(os.Environ()) {
-		fmt.Fprintf(errOut, "tpctl: note: %s is shorter than %d characters, so the secret gate does not look for it in what tpctl writes and sends (a value that short would match ordinary words)\n", name, redact.MinSecretLen)
+		fmt.Fprintf(errOut, "tpctl: note: %s is shorter than %d characters, so the secret gate neither looks for it nor masks it in what tpctl writes, prints and sends (a value that short would match ordinary words); it still looks for every longer secret of the environment and for credential patterns\n", name, redact.MinSecretLen)
 	}
 	return forget
 }

@@ -13,7 +13,6 @@ import (
 
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
-	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 )
@@ -54,9 +53,11 @@ current attempt; --status (repeatable, or comma-separated), --reason and --task
 narrow the list and imply --trials. --trial ID prints one trial: its current
 result, every attempt with its detail, timings, tokens, cost, model and
 evidence hash and, when exported, its trajectory as text. --tasks prints one
-row per task: planned, scored, the counts by state, success rate, pass^k and
-the flags flaky, always_fail and infra_prone; --sort orders the rows worst
-first by a column. Every view verifies the snapshot first: a tampered one
+row per task: its success rate with the trials it stands on, the counts by
+state, pass^k, what its attempts cost (known cost, with how many of them
+reported one) and took, and the flags flaky, always_fail, infra_prone and
+low_coverage (at least half its planned trials not scored); --sort orders
+the rows worst first by a column. Every view verifies the snapshot first: a tampered one
 prints its problems and exits 1, as tpctl snapshot verify does.`,
 		Example: "  tpctl snapshot show out/round-1\n  tpctl snapshot show out/round-1 --output json\n" +
 			"  tpctl snapshot show out/round-1 --status failure,infra_error\n  tpctl snapshot show out/round-1 --trial 'harbor/hello-world#1'\n" +
@@ -159,13 +160,21 @@ func runSnapshotShow(a *app, dir string) error {
 	if err != nil {
 		return findingErr(fmt.Errorf("snapshot %q: %w", dir, err), "tpctl snapshot verify "+dir)
 	}
+	facts, err := readRoundFacts(s)
+	if err != nil {
+		return findingErr(fmt.Errorf("snapshot %q: %w", dir, err), "tpctl snapshot verify "+dir)
+	}
 	if a.jsonOutput() {
-		// The manifest itself, the document snapshot.json holds (on one
-		// line, by the JSON rule): no envelope, no message_type.
-		return a.io.JSON(m)
+		// The document snapshot.json holds (on one line, by the JSON
+		// rule), no envelope, no message_type, and beside its members
+		// what the round cost (computed, not saved: snapshot.Cost).
+		return a.io.JSON(struct {
+			*snapshot.Manifest
+			Cost snapshot.Cost `json:"cost"`
+		}{m, facts.Cost})
 	}
 	a.page()
-	printSummary(a, m, dir)
+	printSummary(a, m, dir, &facts.Cost)
 	for _, h := range heads {
 		cut := ""
 		if h.Truncated {
@@ -173,6 +182,7 @@ func runSnapshotShow(a *app, dir string) error {
 		}
 		fmt.Fprintf(a.io.Out, "  %s  %s retry %d  %s/%s%s\n", termsafe.Escape(h.File), termsafe.Escape(h.TrialID), h.TrialAttempt, count(h.Messages), ui.Plural(h.TotalMessages, "message"), cut)
 	}
+	writeTriage(a.io.Out, a.io.Width(), dir, facts, m.Counts.Expected, a.io.Styles())
 	return nil
 }
 
@@ -249,7 +259,7 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 	case tv.Tasks && !slices.Contains(snapshot.TaskSortKeys, tv.Sort):
 		return usageErr(fmt.Errorf("--sort %q is not one of %s", tv.Sort, strings.Join(snapshot.TaskSortKeys, ", ")), didYouMeanValue(report.Closest(tv.Sort, snapshot.TaskSortKeys))...)
 	}
-	if err := tv.Filter.Check(nil, outcome.Reasons()); err != nil {
+	if err := tv.Filter.Check(nil, a.producers().Reasons()); err != nil {
 		return unknownValueErr(err, dir)
 	}
 	r, err := report.LoadRound(dir)
@@ -260,12 +270,12 @@ func runSnapshotTrials(a *app, tv *snapshotShowOptions) error {
 		}
 		return loadRoundErr(err, dir)
 	}
-	if err := tv.Filter.Check(r, outcome.Reasons()); err != nil {
+	if err := tv.Filter.Check(r, a.producers().Reasons()); err != nil {
 		return unknownValueErr(err, dir)
 	}
 	st := a.io.Styles()
 	if tv.Tasks {
-		rows, err := r.TaskRows(tv.Sort)
+		rows, err := taskRows(r, tv.Sort)
 		if err != nil {
 			return err
 		}

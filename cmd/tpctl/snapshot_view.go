@@ -28,12 +28,15 @@ func writeTrialLines(w io.Writer, r *report.Round, f report.Filter) error {
 }
 
 // writeTrialTable writes the trials that pass f as a table that fits
-// width, followed by how many were shown.
+// width, one line a trial (at a narrow width DETAIL, then BODY, then
+// EXCEPTION are left out before the rows are stacked), followed by how
+// many were shown and which columns were left out.
 func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w) // whole lines: the secret gate masks each Write
 	t := ui.Table{
 		Header: []string{"STATUS", "TRIAL", "REASON", "REWARD", "EXCEPTION", "ATTEMPTS", "BODY", "DETAIL"},
 		Elide:  []bool{false, true, true, false, true, false, false, true},
+		Drop:   []int{7, 6, 4},
 	}
 	for i := range r.Trials {
 		tr := &r.Trials[i]
@@ -48,13 +51,18 @@ func writeTrialTable(w io.Writer, width int, r *report.Round, f report.Filter, s
 		t.Rows = append(t.Rows, []string{report.Glyph(tr.Status) + " " + tr.Status, ui.Cell(tr.ID), ui.Cell(orDash(l.Reason)),
 			reward(l.Reward), ui.Cell(orDash(l.ExceptionType)), strconv.Itoa(l.Attempts), body, ui.Cell(clip(orDash(l.Detail), maxDetailCell))})
 	}
+	t, dropped := t.Fit(width)
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "%s of %s shown\n", ui.Count(int64(len(t.Rows))), ui.Plural(len(r.Trials), "planned trial"))
+	left := ""
+	if len(dropped) > 0 {
+		left = fmt.Sprintf(" (%s left out to fit %d columns: --trial ID or --output json has them)", strings.Join(dropped, ", "), width)
+	}
+	fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s of %s shown%s", ui.Count(int64(len(t.Rows))), ui.Plural(len(r.Trials), "planned trial"), left), width))
 	return bw.Flush()
 }
 
@@ -202,7 +210,8 @@ func clip(s string, n int) string {
 }
 
 // writeExplanation writes an attempt's detail, timing, usage and agent
-// (tpctl-snapshot/3), one indented line each, when it has them.
+// (tpctl-snapshot/3), one indented line each, when it has them, and the
+// verifier's own words under them.
 func writeExplanation(w io.Writer, a *snapshot.AttemptOutcome) {
 	if a.Detail != "" {
 		fmt.Fprintf(w, "    detail: %s\n", ui.Cell(a.Detail))
@@ -220,6 +229,13 @@ func writeExplanation(w io.Writer, a *snapshot.AttemptOutcome) {
 	}
 	if ag := a.Agent; ag != nil {
 		fmt.Fprintf(w, "    agent: %s · model %s\n", ui.Cell(ag.Name), ui.Cell(orDash(ag.Model)))
+	}
+	if v := a.Verifier; v != nil {
+		// The verifier's own words, its lines kept (each escaped).
+		fmt.Fprintf(w, "    verifier (%s):\n", ui.Cell(v.Source))
+		for _, line := range strings.Split(strings.TrimRight(v.Text, "\n"), "\n") {
+			fmt.Fprintf(w, "      %s\n", ui.Cell(line))
+		}
 	}
 }
 
@@ -249,7 +265,9 @@ func writeTaskLines(w io.Writer, rows []snapshot.TaskSummary) error {
 }
 
 // writeTaskTable writes the per-task rows as a table that fits width and
-// a line counting the flags.
+// a line counting the flags. A rate is shown with the trials it stands on
+// ("100.0% of 1 scored, 3 planned"); at a narrow width the columns least
+// needed to read a task's state are left out first.
 func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.Styles) error {
 	bw := ui.NewLineBuffer(w)
 	hat := "PASS^K"
@@ -257,10 +275,12 @@ func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.St
 		hat = "PASS^" + strconv.Itoa(rows[0].K)
 	}
 	t := ui.Table{
-		Header: []string{"TASK", "PLANNED", "SCORED", "SUCCESS", "FAILURE", "INFRA", "UNSCORED", "MISSING", "RATE", hat, "FLAGS"},
+		Header: []string{"TASK", "RATE", "SUCCESS", "FAILURE", "INFRA", "UNSCORED", "MISSING", hat, "COST", "TIME", "FLAGS"},
 		Elide:  []bool{true, false, false, false, false, false, false, false, false, false, false},
+		Right:  []bool{false, false, true, true, true, true, true, true, true, true, false},
+		Drop:   []int{9, 6, 5, 4, 3, 2, 7, 8},
 	}
-	var flaky, fail, infra int
+	var flaky, fail, infra, low int
 	for _, r := range rows {
 		flags := strings.Join(r.Flags(), ",")
 		if flags == "" {
@@ -272,22 +292,60 @@ func writeTaskTable(w io.Writer, width int, rows []snapshot.TaskSummary, s ui.St
 				flaky++
 			case "always_fail":
 				fail++
-			default:
+			case "infra_prone":
 				infra++
+			default:
+				low++
 			}
 		}
-		t.Rows = append(t.Rows, []string{ui.Cell(r.Task), strconv.Itoa(r.Planned), strconv.Itoa(r.Scored), strconv.Itoa(r.Success),
+		t.Rows = append(t.Rows, []string{ui.Cell(r.Task), r.RateText(), strconv.Itoa(r.Success),
 			strconv.Itoa(r.Failure), strconv.Itoa(r.InfraError), strconv.Itoa(r.Unscored), strconv.Itoa(r.Missing),
-			percent(r.SuccessRate), percent(r.PassHatK), flags})
+			percent(r.PassHatK), taskCost(&r), taskTime(r.DurationSec), flags})
 	}
+	t, dropped := t.Fit(width)
 	for i, h := range t.Header {
 		t.Header[i] = s.Bold.Render(h)
 	}
 	if err := ui.Columns(bw, width, t); err != nil {
 		return err
 	}
-	fmt.Fprintf(bw, "%s · %s flaky · %s always_fail · %s infra_prone\n", ui.Plural(len(rows), "task"), count(flaky), count(fail), count(infra))
+	fmt.Fprintf(bw, "%s · %s flaky · %s always_fail · %s infra_prone · %s low_coverage\n", ui.Plural(len(rows), "task"), count(flaky), count(fail), count(infra), count(low))
+	if len(dropped) > 0 {
+		fmt.Fprintln(bw, ui.Wrap(fmt.Sprintf("%s left out to fit %d columns (--output json has them)", strings.Join(dropped, ", "), width), width))
+	}
 	return bw.Flush()
+}
+
+// taskCost is a task's known cost with its coverage when partial:
+// "$0.42", "$0.42 (2 of 3)", "-" when no attempt reported one.
+func taskCost(r *snapshot.TaskSummary) string {
+	switch {
+	case r.CostUSD == nil:
+		return "-"
+	case r.WithCost < r.Attempts:
+		return fmt.Sprintf("%s (%d of %d)", snapshot.USD(*r.CostUSD), r.WithCost, r.Attempts)
+	}
+	return snapshot.USD(*r.CostUSD)
+}
+
+func taskTime(sec *float64) string {
+	if sec == nil {
+		return "-"
+	}
+	return duration(*sec)
+}
+
+// taskRows is the per-task view of a round with each task's cost
+// (snapshot.TaskTable.AddObservation), sorted by key.
+func taskRows(r *report.Round, key string) ([]snapshot.TaskSummary, error) {
+	var tt snapshot.TaskTable
+	for i := range r.Trials {
+		if err := tt.AddObservation(r.Trials[i].Task, r.Trials[i].Status, r.Trials[i].Observation); err != nil {
+			return nil, err
+		}
+	}
+	rows := tt.Rows()
+	return rows, snapshot.SortTasks(rows, key)
 }
 
 // percent shows a rate as a percentage with one decimal, "-" for none.

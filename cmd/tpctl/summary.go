@@ -11,8 +11,9 @@ import (
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
-// printSummary writes the human summary of a round.
-func printSummary(a *app, m *snapshot.Manifest, dir string) {
+// printSummary writes the human summary of a round; cost, when not nil, adds
+// what it cost.
+func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost) {
 	st := a.io.Styles()
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
@@ -63,6 +64,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string) {
 		}
 		row("exceptions", strings.Join(parts, " · "))
 	}
+	costRows(row, cost)
 	row("protocol", fmt.Sprintf("rules %s · outcomes %s", termsafe.Escape(m.Protocol.DigestRules), termsafe.Escape(m.OutcomeRules)))
 	row("  dataset", termsafe.Escape(m.Protocol.DatasetDigest))
 	row("  cohort", termsafe.Escape(m.Protocol.CohortDigest))

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/trend"
 )
 
@@ -26,25 +28,53 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	}
 	b.Reset()
 	t := ui.Table{
-		Header: []string{"  #", "checkpoint", "label", "success", "wilson 95%", "clustered 95%", "coverage"},
+		Header: []string{"  #", "checkpoint", "label", "success", "wilson 95%", "clustered 95%", "coverage", "cost", "per success"},
 		Elide:  []bool{false, true},
 		// Checkpoints of one run differ at their end (the step).
 		ElideStart: []bool{false, true},
-		Right:      []bool{false, false, false, true, false, false, true},
+		Right:      []bool{false, false, false, true, false, false, true, true, true},
+		// A narrow terminal keeps the rates with their counts and the
+		// task-clustered interval; the cost and the Wilson interval are
+		// in --output json.
+		Drop:     []int{8, 7, 4},
+		CutFirst: true,
 	}
 	for i, p := range r.Rounds {
 		best := " "
 		if i == r.Best {
 			best = "*"
 		}
-		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label, trendPct(p.SuccessRate),
-			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered), trendPct(p.Coverage)})
+		// A rate with the trials it stands on: success of scored, scored of planned.
+		c := p.Counts
+		t.Rows = append(t.Rows, []string{best + " " + strconv.Itoa(i+1), ui.Cell(p.Checkpoint.Ref), p.Label,
+			trendPct(p.SuccessRate) + fmt.Sprintf(" (%d/%d)", c.Success, c.Scored()),
+			trendInterval(p.SuccessRateCI95), trendInterval(p.SuccessRateCI95Clustered),
+			trendPct(p.Coverage) + fmt.Sprintf(" (%d/%d)", c.Scored(), c.Expected), trendCost(&p.Cost), trendUSD(p.USDPerSuccess)})
 	}
+	known := false
+	for _, p := range r.Rounds {
+		known = known || p.Cost.Known()
+	}
+	if !known { // two columns of "—" say less than one line
+		t = t.Without(7, 8)
+		t.Drop = []int{4}
+	}
+	t, dropped := t.Fit(width)
 	if err := ui.Columns(w, width, t); err != nil {
 		return err
 	}
+	if len(dropped) > 0 {
+		fmt.Fprintf(&b, "  %s left out to fit %d columns (--output json has them)\n", strings.Join(dropped, ", "), width)
+	}
 	if r.Best >= 0 {
 		b.WriteString("  * best success rate\n")
+	}
+	switch {
+	case known && slices.Contains(dropped, "cost"):
+	case known:
+		b.WriteString("  cost: the known spend of every attempt, retries included (with how many attempts reported one when not all); per success: that spend over the round's successes\n")
+	default:
+		b.WriteString("  cost: unknown (no attempt of any round reported one)\n")
 	}
 	if len(r.Pairs) > 0 {
 		b.WriteString("\npaired differences (later − earlier; vs best: round − best)\n")
@@ -63,7 +93,9 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 			fmt.Fprintf(&b, "  %-16s %s, 95%% interval %s (%s, %s)\n", label, trendSigned(p.Paired.Delta), trendPaired(p.Paired),
 				ui.Plural(p.Paired.Trials, "trial"), ui.Plural(p.Paired.Tasks, "task"))
 		}
-		if p.Kind == trend.PairAdjacent && len(p.Regressed) > 0 {
+		// A pair that is not comparable has no regressions to name: its
+		// success counts measure different things.
+		if p.Kind == trend.PairAdjacent && p.Comparable && len(p.Regressed) > 0 {
 			var names []string
 			for _, t := range p.Regressed[:min(trendListLimit, len(p.Regressed))] {
 				names = append(names, fmt.Sprintf("%s %d→%d", ui.Printable(t.Task), t.BaseSuccess, t.CandSuccess))
@@ -93,8 +125,28 @@ func trendInterval(ci *[2]float64) string {
 	return "[" + trendPct(&ci[0]) + ", " + trendPct(&ci[1]) + "]"
 }
 
+// trendCost is a round's known spend, with its coverage when partial.
+func trendCost(c *snapshot.Cost) string {
+	switch {
+	case c.USDAllAttempts == nil:
+		return "—"
+	case c.WithCost < c.Attempts:
+		return fmt.Sprintf("%s (%d of %d)", snapshot.USD(*c.USDAllAttempts), c.WithCost, c.Attempts)
+	}
+	return snapshot.USD(*c.USDAllAttempts)
+}
+
+func trendUSD(v *float64) string {
+	if v == nil {
+		return "—"
+	}
+	return snapshot.USD(*v)
+}
+
+// trendSigned is a difference of rates in percentage points, as compare
+// says it.
 func trendSigned(x float64) string {
-	s := strconv.FormatFloat(100*x, 'f', 1, 64) + "%"
+	s := strconv.FormatFloat(100*x, 'f', 1, 64) + " pp"
 	if x >= 0 {
 		return "+" + s
 	}

@@ -22,7 +22,7 @@ var commandGroups = []struct {
 	id, title string
 	commands  []string
 }{
-	{"rounds", "Import and inspect evaluation rounds:", []string{"plan", "import", "snapshot", "compare", "report", "attest", "digest"}},
+	{"rounds", "Import and inspect evaluation rounds:", []string{"plan", "import", "snapshot", "compare", "report", "attest", "digest", "export", "trend", "gate"}},
 	{"run", "Run and ship:", []string{"eval", "upload", "preflight"}},
 	{"reference", "Reference:", []string{"explain", "formats", "schema", "version", "completion"}},
 }

@@ -14,7 +14,7 @@ import (
 	"strings"
 
 	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
@@ -28,7 +28,7 @@ type Spec struct {
 	Settings string
 	// Checkpoint is checkpoint.ref (default a pinned hf:// reference).
 	Checkpoint string
-	// OutcomeRules defaults to the current rules, outcome.RulesVersion.
+	// OutcomeRules defaults to the current rules, harbor.RulesVersion.
 	OutcomeRules string
 	// TaskChecksum, when set, is a single character repeated 64 times to
 	// form every observation's evidence task_checksum (default: none
@@ -152,7 +152,7 @@ func Build(dir string, s Spec) (*snapshot.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, err := snapshot.Create(dir, planJSON, snapshot.Options{FormatVerified: true, OutcomeRules: cmp.Or(s.OutcomeRules, outcome.RulesVersion)})
+	w, err := snapshot.Create(dir, planJSON, snapshot.Options{FormatVerified: true, OutcomeRules: cmp.Or(s.OutcomeRules, harbor.RulesVersion)})
 	if err != nil {
 		return nil, err
 	}

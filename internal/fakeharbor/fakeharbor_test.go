@@ -12,9 +12,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/fixtures"
 	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 func TestParseScenario(t *testing.T) {
@@ -125,7 +125,7 @@ func TestScenarios(t *testing.T) {
 			if err != nil {
 				t.Fatalf("the real decoder refuses the substitute's result: %v", err)
 			}
-			o := outcome.Judge(r)
+			o := harbor.Judge(r)
 			if o.Status != c.status || (c.reason != "" && o.Reason != c.reason) {
 				t.Errorf("judged %s/%s, want %s/%s", o.Status, o.Reason, c.status, c.reason)
 			}

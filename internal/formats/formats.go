@@ -1,8 +1,10 @@
-// Package formats lists the native output formats tpctl imports and, for
-// each, the revisions whose on-disk format tpctl was validated against,
-// with fixtures for each. It is what a snapshot's source.format_verified
-// means: the adapters (harbor), the plan checks (planfile) and the
-// snapshot's verification all read this one list, so it sits below them.
+// Package formats lists the native output formats tpctl imports (one per
+// producer, named as plan.source.format names it) and, for each, the
+// revisions whose on-disk format tpctl was validated against, with
+// fixtures for each. It is what a snapshot's source.format_verified
+// means: the producers' wings (producers/harbor, …), the plan checks
+// (planfile) and the snapshot's verification all read this one list, so it
+// sits below them. A new producer adds its format to byFormat.
 package formats
 
 import "slices"
@@ -38,14 +40,14 @@ var Harbor = []Revision{
 	},
 }
 
+// byFormat is the validated revisions of each format tpctl imports.
+var byFormat = map[string][]Revision{
+	HarborFormat: Harbor,
+}
+
 // Revisions returns the validated revisions of format, oldest first, or
 // nil for a format tpctl does not know.
-func Revisions(format string) []Revision {
-	if format == HarborFormat {
-		return Harbor
-	}
-	return nil
-}
+func Revisions(format string) []Revision { return byFormat[format] }
 
 // Known reports whether tpctl knows format, so that a revision of it is
 // verified or not by this list rather than by what a file claims.

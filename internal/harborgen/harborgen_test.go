@@ -10,8 +10,8 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
-	"github.com/tuneplane/tpctl/atif"
 	"github.com/tuneplane/tpctl/internal/fixtures"
+	"github.com/tuneplane/tpctl/producers/harbor/atif"
 )
 
 // TestResultsHaveHarborShape validates every generated kind against the

@@ -35,6 +35,123 @@ type Table struct {
 	// a new line there. With less than minWrapped cells of room the rows
 	// are stacked, the value wrapped below its name.
 	WrapLast bool
+	// Drop lists columns (by index) that may be left out, in this order,
+	// when the table does not fit width even with its elidable columns
+	// cut: a narrow terminal keeps one line a row for as long as it can,
+	// and stacks the rows only when even the columns left do not fit.
+	Drop []int
+	// CutFirst cuts the elidable columns down to MinElided before leaving
+	// any Drop column out (where the elidable column is one whose end or
+	// start still tells rows apart, as a checkpoint's step does).
+	CutFirst bool
+}
+
+// Fit is t with the columns of Drop left out, in order, as few as make it
+// fit width, and the headers of the columns it left out. Leaving a column
+// out is preferred to cutting a cell short (an ID cut is an ID lost): the
+// fewest that let every cell stay whole, else the fewest that fit once the
+// elidable columns are cut (with CutFirst, only the latter). t itself when it fits whole, when width is 0,
+// or when even leaving out every Drop column does not make it fit
+// (Columns then stacks it).
+func (t Table) Fit(width int) (Table, []string) {
+	if width <= 0 || len(t.Drop) == 0 || t.fits(width, t.CutFirst) {
+		return t, nil
+	}
+	passes := []bool{false, true}
+	if t.CutFirst {
+		passes = []bool{true}
+	}
+	for _, cut := range passes {
+		for n := 0; n <= len(t.Drop); n++ {
+			out := t.without(t.Drop[:n])
+			if !out.fits(width, cut) {
+				continue
+			}
+			var names []string
+			for _, i := range t.Drop[:n] {
+				if i < len(t.Header) {
+					names = append(names, t.Header[i])
+				}
+			}
+			return out, names
+		}
+	}
+	return t, nil
+}
+
+// fits reports whether t lays out in columns within width, not stacked:
+// with every cell whole, or with the elidable columns cut as Columns
+// would (cut).
+func (t Table) fits(width int, cut bool) bool {
+	rows := t.Rows
+	if t.Header != nil {
+		rows = append([][]string{t.Header}, rows...)
+	}
+	n := 0
+	for _, r := range rows {
+		n = max(n, len(r))
+	}
+	widths := make([]int, n)
+	for _, r := range rows {
+		for i, c := range r {
+			widths[i] = max(widths[i], ansi.StringWidth(c))
+		}
+	}
+	if t.WrapLast && n > 0 {
+		room := width - gap*(n-1)
+		for _, v := range widths[:n-1] {
+			room -= v
+		}
+		return room >= minWrapped
+	}
+	if !cut {
+		t.Elide = nil
+	}
+	return fit(widths, t, width)
+}
+
+// Without is t less the columns given by index (its Drop emptied).
+func (t Table) Without(columns ...int) Table { return t.without(columns) }
+
+// without is t less the columns drop (indexes into t's columns).
+func (t Table) without(drop []int) Table {
+	keep := func(i int) bool {
+		for _, d := range drop {
+			if d == i {
+				return false
+			}
+		}
+		return true
+	}
+	cut := func(r []string) []string {
+		var o []string
+		for i, c := range r {
+			if keep(i) {
+				o = append(o, c)
+			}
+		}
+		return o
+	}
+	cutB := func(r []bool) []bool {
+		var o []bool
+		for i, c := range r {
+			if keep(i) {
+				o = append(o, c)
+			}
+		}
+		return o
+	}
+	out := t
+	out.Drop = nil
+	if t.Header != nil {
+		out.Header = cut(t.Header)
+	}
+	out.Rows = make([][]string, len(t.Rows))
+	for i, r := range t.Rows {
+		out.Rows[i] = cut(r)
+	}
+	out.Elide, out.ElideStart, out.Right = cutB(t.Elide), cutB(t.ElideStart), cutB(t.Right)
+	return out
 }
 
 // minWrapped is the least room WrapLast wraps a last column into.
@@ -45,10 +162,13 @@ const gap = 2
 
 // Columns writes t aligned in columns within width terminal cells (0: no
 // limit). A table wider than width has its elidable columns cut, widest
-// first, down to MinElided; if it is still too wide, every row is stacked:
+// first, down to MinElided; if it is still too wide, the columns of Drop
+// are left out, in order, as few as make it fit (Fit); if even that does
+// not make it fit, every row is stacked:
 // its first cell on a line, then one indented "name  value" line per
 // other column, each value elided to fit. Trailing blanks are trimmed.
 func Columns(w io.Writer, width int, t Table) error {
+	t, _ = t.Fit(width)
 	// Masked before a cut could halve a secret (SetMask).
 	t.Header = maskCells(t.Header)
 	t.Rows = append([][]string(nil), t.Rows...)

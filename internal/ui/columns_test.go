@@ -173,3 +173,40 @@ func TestColumnsWrapLast(t *testing.T) {
 		}
 	}
 }
+
+// TestColumnsDrop: a table too wide leaves out its Drop columns in order,
+// the fewest that keep every cell whole, before it cuts cells or stacks.
+func TestColumnsDrop(t *testing.T) {
+	tab := Table{
+		Header: []string{"STATUS", "TRIAL", "EXCEPTION", "BODY", "DETAIL"},
+		Rows: [][]string{
+			{"failure", "task-a#0", "AgentTimeoutError", "-", "exception AgentTimeoutError: timed out"},
+		},
+		Elide: []bool{false, false, true, false, true},
+		Drop:  []int{4, 3, 2},
+	}
+	tests := []struct {
+		width   int
+		want    string
+		dropped []string
+	}{
+		{0, "STATUS   TRIAL     EXCEPTION          BODY  DETAIL\nfailure  task-a#0  AgentTimeoutError  -     exception AgentTimeoutError: timed out\n", nil},
+		{60, "STATUS   TRIAL     EXCEPTION          BODY\nfailure  task-a#0  AgentTimeoutError  -\n", []string{"DETAIL"}},
+		{50, "STATUS   TRIAL     EXCEPTION          BODY\nfailure  task-a#0  AgentTimeoutError  -\n", []string{"DETAIL"}},
+		{36, "STATUS   TRIAL     EXCEPTION\nfailure  task-a#0  AgentTimeoutError\n", []string{"DETAIL", "BODY"}},
+		{26, "STATUS   TRIAL\nfailure  task-a#0\n", []string{"DETAIL", "BODY", "EXCEPTION"}},
+		{16, "failure\n  TRIAL      ta…\n  EXCEPTION  Ag…\n  BODY       -\n  DETAIL     ex…\n", nil},
+	}
+	for _, tc := range tests {
+		var b bytes.Buffer
+		if err := Columns(&b, tc.width, tab); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("width %d:\n%s\nwant\n%s", tc.width, b.String(), tc.want)
+		}
+		if _, dropped := tab.Fit(tc.width); strings.Join(dropped, ",") != strings.Join(tc.dropped, ",") {
+			t.Errorf("width %d: dropped %v, want %v", tc.width, dropped, tc.dropped)
+		}
+	}
+}

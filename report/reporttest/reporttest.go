@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/tuneplane/tpctl/digest"
-	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 	"github.com/tuneplane/tpctl/report"
 	"github.com/tuneplane/tpctl/snapshot"
 	"github.com/tuneplane/tpctl/transcript"
@@ -95,7 +95,7 @@ func Write(t testing.TB, dir string, trials []Trial, bodies []Body) *report.Roun
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := snapshot.Create(dir, planJSON, snapshot.Options{FormatVerified: true, OutcomeRules: outcome.RulesVersion})
+	w, err := snapshot.Create(dir, planJSON, snapshot.Options{FormatVerified: true, OutcomeRules: harbor.RulesVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

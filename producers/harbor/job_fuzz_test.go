@@ -12,7 +12,7 @@ import (
 // Harbor's own models) plus broken variants.
 func jobSeeds(f *testing.F, names ...string) {
 	f.Helper()
-	job := filepath.Join("..", "testdata", "harbor-v0.22.0", "jobs", "2026-09-01__10-00-00")
+	job := filepath.Join("..", "..", "testdata", "harbor-v0.22.0", "jobs", "2026-09-01__10-00-00")
 	for _, n := range names {
 		for _, p := range []string{filepath.Join(job, n), filepath.Join(job, "hello-world__pmtszBJ", n)} {
 			if b, err := os.ReadFile(p); err == nil {

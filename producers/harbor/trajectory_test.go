@@ -1,11 +1,10 @@
-package transcript
+package harbor
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,12 +13,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/tuneplane/tpctl/atif"
 	"github.com/tuneplane/tpctl/internal/fixtures"
+	"github.com/tuneplane/tpctl/producers/harbor/atif"
 	"github.com/tuneplane/tpctl/redact"
+	"github.com/tuneplane/tpctl/transcript"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files in testdata/golden")
 
 // structure is what the fixture table pins for third-party files: counts,
 // not text, so no third-party content is copied into the repository.
@@ -33,7 +31,7 @@ type structure struct {
 	Truncated                     bool
 }
 
-func summarize(t *Trajectory) structure {
+func summarize(t *transcript.Trajectory) structure {
 	var s structure
 	calls := map[string]bool{}
 	for _, m := range t.Messages {
@@ -68,9 +66,9 @@ func summarize(t *Trajectory) structure {
 func summaryLit(s structure) string { return fmt.Sprintf("%#v", s) }
 
 // checkInvariants holds for every built trajectory.
-func checkInvariants(t *testing.T, tr *Trajectory, lim Limits) {
+func checkInvariants(t *testing.T, tr *transcript.Trajectory, lim transcript.Limits) {
 	t.Helper()
-	if tr.Scope != Scope || tr.CapturePolicy != CapturePolicy || tr.Complete {
+	if tr.Scope != transcript.Scope || tr.CapturePolicy != transcript.CapturePolicy || tr.Complete {
 		t.Errorf("labels: scope %q capture %q complete %t", tr.Scope, tr.CapturePolicy, tr.Complete)
 	}
 	if len(tr.Messages) > tr.TotalMessages || (len(tr.Messages) < tr.TotalMessages) != tr.Truncated && !tr.Truncated {
@@ -106,40 +104,40 @@ func checkInvariants(t *testing.T, tr *Trajectory, lim Limits) {
 	full.RoundID = "native:" + strings.Repeat("f", 64)
 	full.TrialID = strings.Repeat("t", 200)
 	full.TrialAttempt = 99
-	b, err := Encode(&full)
+	b, err := transcript.Encode(&full)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(b) > lim.MaxBytes-Headroom+71+200+2 {
+	if len(b) > lim.MaxBytes-transcript.Headroom+71+200+2 {
 		t.Errorf("encoded %d bytes with IDs, over the %d limit", len(b), lim.MaxBytes)
 	}
 }
 
-func build(t *testing.T, path string, r redact.Redactor, lim Limits) (*Trajectory, error) {
+func build(t *testing.T, path string, r redact.Redactor, lim transcript.Limits) (*transcript.Trajectory, error) {
 	t.Helper()
-	return Build(context.Background(), path, r, redact.NewScanner(nil), lim)
+	return buildATIF(context.Background(), path, r, redact.NewScanner(nil), lim)
 }
 
 // TestGolden converts tpctl's own ATIF test files and compares the encoded
-// bytes with testdata/golden (go test -update rewrites them).
+// bytes with testdata/trajectory (go test -update rewrites them).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("../atif/testdata/valid/*.json")
+	files, err := filepath.Glob("atif/testdata/valid/*.json")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no input files: %v", err)
 	}
 	for _, p := range files {
 		t.Run(filepath.Base(p), func(t *testing.T) {
-			tr, err := build(t, p, redact.Secrets(), Limits{})
+			tr, err := build(t, p, redact.Secrets(), transcript.Limits{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkInvariants(t, tr, DefaultLimits)
+			checkInvariants(t, tr, transcript.DefaultLimits)
 			tr.RoundID, tr.TrialID, tr.TrialAttempt = "native:golden", "demo__trial", 1
-			got, err := Encode(tr)
+			got, err := transcript.Encode(tr)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden := filepath.Join("testdata/golden", strings.TrimSuffix(filepath.Base(p), ".json")+".trajectory.json")
+			golden := filepath.Join("testdata/trajectory", strings.TrimSuffix(filepath.Base(p), ".json")+".trajectory.json")
 			if *update {
 				if err := os.WriteFile(golden, got, 0o644); err != nil {
 					t.Fatal(err)
@@ -171,11 +169,11 @@ func TestFixtureStructure(t *testing.T) {
 			rel, _ := filepath.Rel(root, p)
 			rel = filepath.ToSlash(rel)
 			t.Run(rel, func(t *testing.T) {
-				tr, err := build(t, p, redact.Secrets(), Limits{})
+				tr, err := build(t, p, redact.Secrets(), transcript.Limits{})
 				if err != nil {
 					t.Fatal(err)
 				}
-				checkInvariants(t, tr, DefaultLimits)
+				checkInvariants(t, tr, transcript.DefaultLimits)
 				w, ok := want[rel]
 				if !ok {
 					t.Fatalf("no expectation for %s; add %s", rel, summaryLit(summarize(tr)))
@@ -270,11 +268,11 @@ func toolStep(args string) string {
 func TestRedactionApplied(t *testing.T) {
 	p := writeATIF(t, toolStep(`{"cmd":"git clone https://x:`+fakeGitHub+`@github.com/o/r"}`),
 		`{"step_id":2,"source":"user","message":`+jsonStr("token "+fakeGitHub)+`}`)
-	tr, err := build(t, p, redact.Secrets(), Limits{})
+	tr, err := build(t, p, redact.Secrets(), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Encode(tr)
+	b, _ := transcript.Encode(tr)
 	if bytes.Contains(b, []byte(fakeGitHub)) {
 		t.Fatalf("key survived redaction:\n%s", b)
 	}
@@ -295,12 +293,12 @@ func TestScanCatchesWhatRedactorMissed(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := writeATIF(t, toolStep(tt.args))
-			_, err := Build(context.Background(), p, noop(t), redact.NewScanner(tt.environ), Limits{})
+			_, err := buildATIF(context.Background(), p, noop(t), redact.NewScanner(tt.environ), transcript.Limits{})
 			var sf *redact.SecretFoundError
 			if !errors.As(err, &sf) {
 				t.Fatalf("err = %v, want *redact.SecretFoundError", err)
 			}
-			var skip *SkipError
+			var skip *transcript.SkipError
 			if errors.As(err, &skip) {
 				t.Error("a secret must abort, not skip")
 			}
@@ -328,16 +326,16 @@ func (f *failing) Redact(_ context.Context, s string) (string, error) {
 
 func TestRedactorFailureAborts(t *testing.T) {
 	p := writeATIF(t, toolStep(`{"a":1}`))
-	_, err := build(t, p, &failing{n: 1}, Limits{})
+	_, err := build(t, p, &failing{n: 1}, transcript.Limits{})
 	var re *redact.Error
 	if !errors.As(err, &re) {
 		t.Fatalf("err = %v, want the redactor's error", err)
 	}
-	var skip *SkipError
+	var skip *transcript.SkipError
 	if errors.As(err, &skip) {
 		t.Error("a redactor failure must abort, not skip")
 	}
-	if _, err := Build(context.Background(), p, nil, nil, Limits{}); err == nil {
+	if _, err := buildATIF(context.Background(), p, nil, nil, transcript.Limits{}); err == nil {
 		t.Error("Build without a redactor succeeded")
 	}
 }
@@ -374,10 +372,10 @@ func TestSkips(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := build(t, tt.path, redact.Secrets(), Limits{})
-			var skip *SkipError
+			_, err := build(t, tt.path, redact.Secrets(), transcript.Limits{})
+			var skip *transcript.SkipError
 			if !errors.As(err, &skip) {
-				t.Fatalf("err = %v, want *SkipError", err)
+				t.Fatalf("err = %v, want *transcript.SkipError", err)
 			}
 			if skip.Path != tt.path || !strings.Contains(skip.Reason, tt.reason) {
 				t.Errorf("skip %q: %q\nwant reason containing %q", skip.Path, skip.Reason, tt.reason)
@@ -398,11 +396,11 @@ func TestManySteps(t *testing.T) {
 	b.WriteString("]}")
 	p := filepath.Join(t.TempDir(), "trajectory.json")
 	os.WriteFile(p, []byte(b.String()), 0o644)
-	tr, err := build(t, p, redact.Secrets(), Limits{})
+	tr, err := build(t, p, redact.Secrets(), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, tr, DefaultLimits)
+	checkInvariants(t, tr, transcript.DefaultLimits)
 	if len(tr.Messages) != 1024 || tr.TotalMessages != 100_000 || !tr.Truncated || tr.Messages[1023].Content != "step 1024" {
 		t.Errorf("kept %d of %d, truncated %t", len(tr.Messages), tr.TotalMessages, tr.Truncated)
 	}
@@ -436,7 +434,7 @@ func TestCountPastCap(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := build(t, p, redact.Secrets(), Limits{MaxMessages: 1})
+	tr, err := build(t, p, redact.Secrets(), transcript.Limits{MaxMessages: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,8 +449,8 @@ func TestCountPastCap(t *testing.T) {
 		{`{"step_id":2.5,"source":"user"}`, `must be an integer, got 2.5`},
 	} {
 		p := writeATIF(t, steps[0], bad.step)
-		_, err := build(t, p, redact.Secrets(), Limits{MaxMessages: 1})
-		var skip *SkipError
+		_, err := build(t, p, redact.Secrets(), transcript.Limits{MaxMessages: 1})
+		var skip *transcript.SkipError
 		if !errors.As(err, &skip) || !strings.Contains(skip.Reason, bad.reason) {
 			t.Errorf("%s: got %v, want a skip containing %q", bad.step, err, bad.reason)
 		}
@@ -466,11 +464,11 @@ func TestHugeMessageCut(t *testing.T) {
 	p := writeATIF(t, `{"step_id":1,"source":"user","message":"first"}`,
 		`{"step_id":2,"source":"agent","message":`+jsonStr(big)+`}`,
 		`{"step_id":3,"source":"agent","message":"never kept"}`)
-	tr, err := build(t, p, redact.Secrets(), Limits{})
+	tr, err := build(t, p, redact.Secrets(), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkInvariants(t, tr, DefaultLimits)
+	checkInvariants(t, tr, transcript.DefaultLimits)
 	if len(tr.Messages) != 2 || tr.TotalMessages != 3 || !tr.Truncated {
 		t.Fatalf("kept %d of %d, truncated %t", len(tr.Messages), tr.TotalMessages, tr.Truncated)
 	}
@@ -479,111 +477,10 @@ func TestHugeMessageCut(t *testing.T) {
 		t.Errorf("cut message: %d bytes, valid %t", len(cut), utf8.ValidString(cut))
 	}
 	tr.RoundID, tr.TrialID = "native:"+strings.Repeat("a", 64), "hello-world__AbCdEf1"
-	b, _ := Encode(tr)
-	if len(b) > DefaultLimits.MaxBytes || len(b) < DefaultLimits.MaxBytes-Headroom-64 {
-		t.Errorf("encoded %d bytes; want just under %d", len(b), DefaultLimits.MaxBytes)
+	b, _ := transcript.Encode(tr)
+	if len(b) > transcript.DefaultLimits.MaxBytes || len(b) < transcript.DefaultLimits.MaxBytes-transcript.Headroom-64 {
+		t.Errorf("encoded %d bytes; want just under %d", len(b), transcript.DefaultLimits.MaxBytes)
 	}
-}
-
-func TestEncodeShape(t *testing.T) {
-	tr := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, RoundID: "native:r", TrialID: "t<1>&", TrialAttempt: 2,
-		Messages:      []Message{{Role: "user", Content: "a<b>&c"}, {Role: "tool", Content: "", CallID: str("c1"), DurationMS: new(int64)}},
-		TotalMessages: 2}
-	got, err := Encode(tr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"scope":"evaluation","round_id":"native:r","trial_id":"t<1>&","trial_attempt":2,"messages":[` +
-		`{"role":"user","content":"a<b>&c","tool_name":null,"call_id":null,"prompt_tokens":null,"completion_tokens":null,"duration_ms":null},` +
-		`{"role":"tool","content":"","tool_name":null,"call_id":"c1","prompt_tokens":null,"completion_tokens":null,"duration_ms":0}],` +
-		`"total_messages":2,"complete":false,"truncated":false,"capture_policy":"sampled"}` + "\n"
-	if d := cmp.Diff(want, string(got)); d != "" {
-		t.Errorf("encoding (-want +got):\n%s", d)
-	}
-	empty, _ := Encode(&Trajectory{Scope: Scope, CapturePolicy: CapturePolicy})
-	if !bytes.Contains(empty, []byte(`"messages":[]`)) {
-		t.Errorf("empty messages must be [], got %s", empty)
-	}
-	for _, bad := range []*Trajectory{{CapturePolicy: CapturePolicy}, {Scope: Scope, CapturePolicy: "full"}, {Scope: Scope, CapturePolicy: CapturePolicy, Complete: true}, nil} {
-		if _, err := Encode(bad); err == nil {
-			t.Errorf("Encode(%+v) succeeded", bad)
-		}
-	}
-}
-
-func TestJSONStringLen(t *testing.T) {
-	for _, s := range []string{"", "plain", "\"\\/\b\f\n\r\t\x00\x1f\x7f", "<>&", "é✓𝄞", "\u2028\u2029", "bad\xff\xfe", string([]byte{0xe2, 0x9c})} {
-		b, _ := marshal(s)
-		if got, want := jsonStringLen(s), len(b)-1; got != want {
-			t.Errorf("jsonStringLen(%q) = %d, encoding/json writes %d (%s)", s, got, want, b)
-		}
-	}
-}
-
-func TestTruncateLimits(t *testing.T) {
-	env := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, TrialID: "t"}
-	msgs := []Message{{Role: "user", Content: "aaaa"}, {Role: "assistant", Content: strings.Repeat("b", 500)}, {Role: "tool", Content: "c"}}
-	kept, tr := Truncate(msgs, env, Limits{MaxMessages: 2, MaxBytes: 1 << 20})
-	if len(kept) != 2 || !tr {
-		t.Errorf("message limit: kept %d, truncated %t", len(kept), tr)
-	}
-	kept, tr = Truncate(msgs, env, Limits{MaxMessages: 10, MaxBytes: 1 << 20})
-	if len(kept) != 3 || tr {
-		t.Errorf("no limit hit: kept %d, truncated %t", len(kept), tr)
-	}
-	kept, tr = Truncate(msgs, env, Limits{MaxMessages: 10, MaxBytes: 600})
-	if len(kept) != 2 || !tr || len(kept[1].Content) >= 500 || len(kept[1].Content) < 16 {
-		t.Errorf("byte limit: kept %d (last %d bytes), truncated %t", len(kept), len(kept[len(kept)-1].Content), tr)
-	}
-}
-
-func FuzzTruncate(f *testing.F) {
-	f.Add("hello", "wörld ✓ \"quoted\"\n", 3, 400)
-	f.Add(strings.Repeat("𝄞", 300), "\x00\u2028<>&", 1, 350)
-	f.Add("bad\xffutf8", "", 2, 330)
-	f.Fuzz(func(t *testing.T, a, b string, maxMsgs, maxBytes int) {
-		if maxMsgs < 1 || maxMsgs > 50 || maxBytes < 1 || maxBytes > 1<<16 {
-			return
-		}
-		a, b = strings.ToValidUTF8(a, "\uFFFD"), strings.ToValidUTF8(b, "\uFFFD")
-		var msgs []Message
-		for i := 0; i < 5; i++ {
-			msgs = append(msgs, Message{Role: "user", Content: a}, Message{Role: "tool", Content: b, CallID: str(a)})
-		}
-		env := &Trajectory{Scope: Scope, CapturePolicy: CapturePolicy, RoundID: "native:x", TrialID: b}
-		lim := Limits{MaxMessages: maxMsgs, MaxBytes: maxBytes}
-		kept, truncated := Truncate(msgs, env, lim)
-		out := *env
-		out.Messages, out.TotalMessages, out.Truncated = kept, len(msgs), truncated
-		enc, err := Encode(&out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(kept) > 0 && len(enc) > maxBytes {
-			t.Fatalf("encoded %d bytes over the %d limit", len(enc), maxBytes)
-		}
-		if len(kept) > maxMsgs || truncated != (len(kept) < len(msgs) || (len(kept) > 0 && kept[len(kept)-1].Content != msgs[len(kept)-1].Content)) {
-			t.Fatalf("kept %d, truncated %t", len(kept), truncated)
-		}
-		for i, m := range kept {
-			if !utf8.ValidString(m.Content) || !strings.HasPrefix(msgs[i].Content, m.Content) {
-				t.Fatalf("message %d is not a valid prefix of the original", i)
-			}
-			if i < len(kept)-1 && m.Content != msgs[i].Content {
-				t.Fatalf("message %d was cut but is not the last", i)
-			}
-		}
-		if jsonStringLen(a) != len(must(marshal(a)))-1 {
-			t.Fatalf("jsonStringLen(%q) disagrees with encoding/json", a)
-		}
-	})
-}
-
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
 }
 
 // TestBuildParts: several files make one body in the given order, each
@@ -595,9 +492,9 @@ func TestBuildParts(t *testing.T) {
 	}
 	a := writeATIF(t, user(1, "first"), user(2, "second"))
 	b := writeATIF(t, user(1, "third "+strings.Repeat("x", 3000)))
-	parts := []Part{{Marker: "step 1 " + fakeGitHub, Path: a}, {Marker: "step 2", Path: b}}
+	parts := []transcript.Part{ATIFPart("step 1 "+fakeGitHub, a), ATIFPart("step 2", b)}
 
-	tr, err := BuildParts(context.Background(), parts, redact.Secrets(), redact.NewScanner(nil), Limits{})
+	tr, err := transcript.BuildParts(context.Background(), parts, redact.Secrets(), redact.NewScanner(nil), transcript.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -614,11 +511,11 @@ func TestBuildParts(t *testing.T) {
 	}
 
 	// 2,500 bytes for the whole body: the third message is cut, declared.
-	tr, err = BuildParts(context.Background(), parts, redact.Secrets(), redact.NewScanner(nil), Limits{MaxBytes: 2500 + Headroom})
+	tr, err = transcript.BuildParts(context.Background(), parts, redact.Secrets(), redact.NewScanner(nil), transcript.Limits{MaxBytes: 2500 + transcript.Headroom})
 	if err != nil {
 		t.Fatal(err)
 	}
-	body, _ := Encode(tr)
+	body, _ := transcript.Encode(tr)
 	if !tr.Truncated || tr.TotalMessages != 5 || len(body) > 2500 {
 		t.Errorf("truncated %v total %d size %d; want a declared cut under 2500 bytes", tr.Truncated, tr.TotalMessages, len(body))
 	}
@@ -627,9 +524,15 @@ func TestBuildParts(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`{"schema_version":"ATIF-v9"}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = BuildParts(context.Background(), []Part{{Path: a}, {Marker: "step 2", Path: bad}}, redact.Secrets(), redact.NewScanner(nil), Limits{})
-	var skip *SkipError
+	_, err = transcript.BuildParts(context.Background(), []transcript.Part{ATIFPart("", a), ATIFPart("step 2", bad)}, redact.Secrets(), redact.NewScanner(nil), transcript.Limits{})
+	var skip *transcript.SkipError
 	if !errors.As(err, &skip) || skip.Path != bad {
-		t.Errorf("err = %v, want a *SkipError for %s", err, bad)
+		t.Errorf("err = %v, want a *transcript.SkipError for %s", err, bad)
 	}
+}
+
+// buildATIF is the body of one ATIF file, as the importer builds a
+// single-step attempt's.
+func buildATIF(ctx context.Context, path string, r redact.Redactor, sc *redact.Scanner, lim transcript.Limits) (*transcript.Trajectory, error) {
+	return transcript.BuildParts(ctx, []transcript.Part{ATIFPart("", path)}, r, sc, lim)
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // FuzzDecodeTrialResult checks that any input either decodes or gives a
@@ -41,7 +41,7 @@ func FuzzDecodeTrialResult(f *testing.F) {
 	} {
 		f.Add([]byte(s))
 	}
-	reasons := outcome.Reasons()
+	reasons := harbor.Reasons()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := harbor.DecodeTrialResult(bytes.NewReader(data))
 		// The in-memory entry point must agree and must not keep
@@ -78,7 +78,7 @@ func FuzzDecodeTrialResult(f *testing.F) {
 			if diff := cmp.Diff(&want, r3, cmpopts.EquateNaNs()); diff != "" {
 				t.Fatalf("DecodeTrialResultForImport differs:\n%s", diff)
 			}
-			if o1, o3 := outcome.Judge(r2), outcome.Judge(r3); !cmp.Equal(o1, o3, cmpopts.EquateNaNs()) {
+			if o1, o3 := harbor.Judge(r2), harbor.Judge(r3); !cmp.Equal(o1, o3, cmpopts.EquateNaNs()) {
 				t.Fatalf("judged %+v from the lean decode, %+v from the full one", o3, o1)
 			}
 		}
@@ -92,9 +92,9 @@ func FuzzDecodeTrialResult(f *testing.F) {
 			if de != nil && (de.Offset < 0 || de.Offset > int64(len(data))) {
 				t.Fatalf("offset %d outside input of %d bytes", de.Offset, len(data))
 			}
-			o = outcome.Invalid(err)
+			o = harbor.Invalid(err)
 		} else {
-			o = outcome.Judge(r)
+			o = harbor.Judge(r)
 		}
 		if !o.Status.Valid() || !slices.Contains(reasons, o.Reason) {
 			t.Fatalf("unknown verdict %q/%q", o.Status, o.Reason)

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // JobFacts is what Harbor's own job files say about the trials a plan's

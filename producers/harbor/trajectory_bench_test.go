@@ -1,4 +1,4 @@
-package transcript
+package harbor
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tuneplane/tpctl/redact"
+	"github.com/tuneplane/tpctl/transcript"
 )
 
 // writeBig writes an ATIF file of about size bytes: agent steps with tool
@@ -47,10 +48,10 @@ func writeBig(b *testing.B, size int) string {
 func BenchmarkBuild(b *testing.B) {
 	for _, bc := range []struct {
 		name string
-		lim  Limits
+		lim  transcript.Limits
 	}{
-		{"platform-limits", DefaultLimits},                            // 1,024 messages / 1 MiB kept
-		{"keep-all", Limits{MaxMessages: 1 << 30, MaxBytes: 1 << 30}}, // every byte redacted and kept
+		{"platform-limits", transcript.DefaultLimits},                            // 1,024 messages / 1 MiB kept
+		{"keep-all", transcript.Limits{MaxMessages: 1 << 30, MaxBytes: 1 << 30}}, // every byte redacted and kept
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			p := writeBig(b, 8<<20)
@@ -77,7 +78,7 @@ func BenchmarkBuild(b *testing.B) {
 			b.SetBytes(fi.Size())
 			b.ReportAllocs()
 			for b.Loop() {
-				tr, err := Build(context.Background(), p, redact.Secrets(), sc, bc.lim)
+				tr, err := buildATIF(context.Background(), p, redact.Secrets(), sc, bc.lim)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -11,10 +11,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/formats"
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/planfile"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // maxDraftDepth bounds the folder walk below --root.

@@ -1,17 +1,15 @@
-package outcome
+package harbor
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/tuneplane/tpctl/harbor"
 )
 
 // FuzzJudge: whatever result.json decodes, Judge gives a valid status, a
 // known reason and a detail, never a panic; the seeds are every case file.
 func FuzzJudge(f *testing.F) {
-	for _, glob := range []string{"testdata/cases/*.json", resultsDir + "/cases/*.json"} {
+	for _, glob := range []string{"testdata/outcome/cases/*.json", resultsDir + "/cases/*.json"} {
 		files, _ := filepath.Glob(glob)
 		for _, p := range files {
 			b, err := os.ReadFile(p)
@@ -26,7 +24,7 @@ func FuzzJudge(f *testing.F) {
 		known[r] = true
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := harbor.DecodeTrialResultBytes(data)
+		r, err := DecodeTrialResultBytes(data)
 		if err != nil {
 			return
 		}

@@ -73,8 +73,11 @@ type Draft struct {
 	// Declared reports that the planned set came from the jobs' own
 	// declaration (lock.json or config.json), not from trial folders.
 	Declared bool
-	Pair     Pair
-	Counts   Counts
+	// DatasetProposed reports that the plan's dataset_digest was proposed
+	// from the job lock's task digests (DatasetRule).
+	DatasetProposed bool
+	Pair            Pair
+	Counts          Counts
 }
 
 // PairsError is a job (or root) whose planned trials name several
@@ -221,6 +224,7 @@ func FromJob(root string, opts Options) (*Draft, error) {
 	names := taskNames(chosen, d)
 	if dg, ok := datasetDigest(chosen, names); ok {
 		p.Protocol.DatasetDigest = dg
+		d.DatasetProposed = true
 		d.Notes = append(d.Notes, fmt.Sprintf("dataset_digest %s was proposed from the job lock's task digests (%s, docs/digest-rules.md); confirm it is the dataset you mean", dg[:12]+"…", DatasetRule))
 	}
 	p.Trials, d.Counts = numberTrials(chosen, names, root)

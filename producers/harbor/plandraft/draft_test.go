@@ -12,7 +12,7 @@ import (
 
 // harborJob is a job written with Harbor v0.22.0's own models
 // (testdata/harbor-v0.22.0/README.md).
-var harborJob = filepath.Join("..", "testdata", "harbor-v0.22.0", "jobs", "2026-09-01__10-00-00")
+var harborJob = filepath.Join("..", "..", "..", "testdata", "harbor-v0.22.0", "jobs", "2026-09-01__10-00-00")
 
 func TestFromJobHarbor(t *testing.T) {
 	tests := []struct {

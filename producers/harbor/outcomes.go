@@ -1,9 +1,11 @@
-package outcome
+package harbor
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/outcome"
 )
 
 // RulesVersion names this rule set. It is recorded in every snapshot as
@@ -11,35 +13,10 @@ import (
 // gets must bump it.
 const RulesVersion = "tpctl-outcomes/2"
 
-// Status is the verdict for one attempt.
-type Status string
-
-// The four statuses. Only Success and Failure are scored (they enter the
-// success rate and may be trainable).
-const (
-	Success    Status = "success"
-	Failure    Status = "failure"
-	InfraError Status = "infra_error"
-	Unscored   Status = "unscored"
-)
-
-// Valid reports whether s is one of the four statuses.
-func (s Status) Valid() bool {
-	switch s {
-	case Success, Failure, InfraError, Unscored:
-		return true
-	}
-	return false
-}
-
-// Scored reports whether s counts toward the success rate.
-func (s Status) Scored() bool { return s == Success || s == Failure }
-
-// Stable reason codes. They are part of the snapshot and upload contract:
+// Harbor's stable reason codes (with outcome's ReasonResultMissing and
+// ReasonResultInvalid). They are part of the snapshot and upload contract:
 // never rename one, add a new code (and bump RulesVersion) instead.
 const (
-	ReasonResultMissing        = "result_missing"
-	ReasonResultInvalid        = "result_invalid"
 	ReasonVerifierTimeout      = "verifier_timeout"
 	ReasonInfraException       = "infra_exception"
 	ReasonEnvironmentStart     = "environment_start_failed"
@@ -61,44 +38,41 @@ const (
 	ReasonRewardAmbiguous      = "reward_ambiguous"
 )
 
-// Rule is one row of the outcome table, in the order Judge applies them
-// (the first that matches decides).
-type Rule struct {
-	Situation string `json:"situation"`
-	Status    Status `json:"status"`
-	Reason    string `json:"reason"`
+var rules = []outcome.Rule{
+	row("attempt listed in the plan, but its folder or result.json is missing", outcome.Unscored, outcome.ReasonResultMissing),
+	row("result.json unreadable, empty, truncated, not JSON, over the size cap, or not Harbor's TrialResult shape (the parse error is kept in detail)", outcome.Unscored, outcome.ReasonResultInvalid),
+	row("exception_type is Harbor's verifier timeout: VerifierTimeoutError (on a step of a multi-step trial, a bare TimeoutError)", outcome.InfraError, ReasonVerifierTimeout),
+	row("exception_type is a documented infrastructure exception (environment start/build, agent setup, healthcheck, test upload/download; see the infrastructure exception list)", outcome.InfraError, ReasonInfraException),
+	row("exception_type is RuntimeError with one of Harbor's own environment start failure messages (Docker compose, Apple container, Docker-in-sandbox compose build/up; see the message rules), recorded at trial level after the environment phase began and before agent setup (environment_setup set, agent_setup null)", outcome.InfraError, ReasonEnvironmentStart),
+	row("agent command failure (NonZeroAgentExitCodeError or a subclass) raised while setting up the agent (its install, or a simulated user's): recorded at trial level with environment_setup set and agent_execution, verifier and every step absent (the agent never ran)", outcome.InfraError, ReasonAgentSetupFailed),
+	row("exception_type is CancelledError (the run was interrupted)", outcome.Unscored, ReasonCancelled),
+	row("exception_type is a verifier reward-file error (RewardFileNotFoundError, RewardFileEmptyError, VerifierOutputParseError)", outcome.Unscored, ReasonVerifierError),
+	row("exception_type is AgentTimeoutError (on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1: the score stands", outcome.Success, ReasonAgentTimeoutScored),
+	row("exception_type is AgentTimeoutError and the reward is exactly 0: the score stands", outcome.Failure, ReasonAgentTimeoutScored),
+	row("exception_type is AgentTimeoutError and there is no valid binary reward", outcome.Unscored, ReasonAgentTimeoutUnscored),
+	row("exception_type is an agent command failure during the agent run (NonZeroAgentExitCodeError or a subclass such as ApiRateLimitError or the vibe agent's ApiConnectionError; Harbor still ran the verifier; on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1", outcome.Success, ReasonAgentErrorScored),
+	row("agent command failure and the reward is exactly 0", outcome.Failure, ReasonAgentErrorScored),
+	row("agent command failure and no valid binary reward", outcome.Unscored, ReasonAgentErrorUnscored),
+	row("any other exception_type, even with a reward (exception_type names it)", outcome.Unscored, ReasonUnknownException),
+	row("multi-step trial: a step is infra_error (judged by this same table; the first such step is named)", outcome.InfraError, ReasonStepException),
+	row("multi-step trial: a step is unscored because of its exception", outcome.Unscored, ReasonStepException),
+	row("multi-step trial: a step has no valid binary reward (e.g. no verifier result)", outcome.Unscored, ReasonStepUnscored),
+	row("reward is exactly 1 as a double, the way Harbor's Python reads it (1, 1.0, 1e0, 1.0000000000000001)", outcome.Success, ReasonRewardSuccess),
+	row("reward is exactly 0 as a double (0, 0.0, -0.0, 1e-400)", outcome.Failure, ReasonRewardFailure),
+	row("verifier_result or rewards is null, rewards is {}, or the reward value is null (Harbor writes NaN and ±Infinity rewards as null)", outcome.Unscored, ReasonRewardMissing),
+	row("reward is NaN, Infinity, -Infinity or too large for a float64 (1e400)", outcome.Unscored, ReasonRewardNotFinite),
+	row("reward is a number other than 0 or 1 as a double (0.5, 7, 0.9999999999999999, a multi-step mean), a boolean, a string, an object or an array", outcome.Unscored, ReasonRewardNotBinary),
+	row("several reward keys and none is named \"reward\", or both the rewards and the legacy reward shapes are present", outcome.Unscored, ReasonRewardAmbiguous),
 }
 
-var rules = []Rule{
-	{"attempt listed in the plan, but its folder or result.json is missing", Unscored, ReasonResultMissing},
-	{"result.json unreadable, empty, truncated, not JSON, over the size cap, or not Harbor's TrialResult shape (the parse error is kept in detail)", Unscored, ReasonResultInvalid},
-	{"exception_type is Harbor's verifier timeout: VerifierTimeoutError (on a step of a multi-step trial, a bare TimeoutError)", InfraError, ReasonVerifierTimeout},
-	{"exception_type is a documented infrastructure exception (environment start/build, agent setup, healthcheck, test upload/download; see the infrastructure exception list)", InfraError, ReasonInfraException},
-	{"exception_type is RuntimeError with one of Harbor's own environment start failure messages (Docker compose, Apple container, Docker-in-sandbox compose build/up; see the message rules), recorded at trial level after the environment phase began and before agent setup (environment_setup set, agent_setup null)", InfraError, ReasonEnvironmentStart},
-	{"agent command failure (NonZeroAgentExitCodeError or a subclass) raised while setting up the agent (its install, or a simulated user's): recorded at trial level with environment_setup set and agent_execution, verifier and every step absent (the agent never ran)", InfraError, ReasonAgentSetupFailed},
-	{"exception_type is CancelledError (the run was interrupted)", Unscored, ReasonCancelled},
-	{"exception_type is a verifier reward-file error (RewardFileNotFoundError, RewardFileEmptyError, VerifierOutputParseError)", Unscored, ReasonVerifierError},
-	{"exception_type is AgentTimeoutError (on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1: the score stands", Success, ReasonAgentTimeoutScored},
-	{"exception_type is AgentTimeoutError and the reward is exactly 0: the score stands", Failure, ReasonAgentTimeoutScored},
-	{"exception_type is AgentTimeoutError and there is no valid binary reward", Unscored, ReasonAgentTimeoutUnscored},
-	{"exception_type is an agent command failure during the agent run (NonZeroAgentExitCodeError or a subclass such as ApiRateLimitError or the vibe agent's ApiConnectionError; Harbor still ran the verifier; on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1", Success, ReasonAgentErrorScored},
-	{"agent command failure and the reward is exactly 0", Failure, ReasonAgentErrorScored},
-	{"agent command failure and no valid binary reward", Unscored, ReasonAgentErrorUnscored},
-	{"any other exception_type, even with a reward (exception_type names it)", Unscored, ReasonUnknownException},
-	{"multi-step trial: a step is infra_error (judged by this same table; the first such step is named)", InfraError, ReasonStepException},
-	{"multi-step trial: a step is unscored because of its exception", Unscored, ReasonStepException},
-	{"multi-step trial: a step has no valid binary reward (e.g. no verifier result)", Unscored, ReasonStepUnscored},
-	{"reward is exactly 1 as a double, the way Harbor's Python reads it (1, 1.0, 1e0, 1.0000000000000001)", Success, ReasonRewardSuccess},
-	{"reward is exactly 0 as a double (0, 0.0, -0.0, 1e-400)", Failure, ReasonRewardFailure},
-	{"verifier_result or rewards is null, rewards is {}, or the reward value is null (Harbor writes NaN and ±Infinity rewards as null)", Unscored, ReasonRewardMissing},
-	{"reward is NaN, Infinity, -Infinity or too large for a float64 (1e400)", Unscored, ReasonRewardNotFinite},
-	{"reward is a number other than 0 or 1 as a double (0.5, 7, 0.9999999999999999, a multi-step mean), a boolean, a string, an object or an array", Unscored, ReasonRewardNotBinary},
-	{"several reward keys and none is named \"reward\", or both the rewards and the legacy reward shapes are present", Unscored, ReasonRewardAmbiguous},
+// row is one rule of the table.
+func row(situation string, status outcome.Status, reason string) outcome.Rule {
+	return outcome.Rule{Situation: situation, Status: status, Reason: reason}
 }
 
 // Table returns every rule in the order Judge applies them. The caller may
 // modify the returned slice.
-func Table() []Rule { return append([]Rule(nil), rules...) }
+func Table() []outcome.Rule { return append([]outcome.Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
 func Reasons() []string {
@@ -137,8 +111,8 @@ type ExceptionRule struct {
 	Type string `json:"exception_type"`
 	// Status is the verdict; for agent exceptions it is the status when no
 	// valid binary reward exists (a valid one stands).
-	Status Status `json:"status"`
-	Reason string `json:"reason"`
+	Status outcome.Status `json:"status"`
+	Reason string         `json:"reason"`
 	// Scope is ScopeAny or ScopeStep.
 	Scope string `json:"scope"`
 	// Source says when Harbor raises it.
@@ -207,15 +181,15 @@ const (
 )
 
 func infra(t, src string, def []Definition) ExceptionRule {
-	return ExceptionRule{Type: t, Status: InfraError, Reason: ReasonInfraException, Scope: ScopeAny, Source: src, Defined: def, class: classInfra}
+	return ExceptionRule{Type: t, Status: outcome.InfraError, Reason: ReasonInfraException, Scope: ScopeAny, Source: src, Defined: def, class: classInfra}
 }
 
 func agentErr(t, src string, def []Definition) ExceptionRule {
-	return ExceptionRule{Type: t, Status: Unscored, Reason: ReasonAgentErrorUnscored, Scope: ScopeAny, Source: src, Defined: def, class: classAgentError}
+	return ExceptionRule{Type: t, Status: outcome.Unscored, Reason: ReasonAgentErrorUnscored, Scope: ScopeAny, Source: src, Defined: def, class: classAgentError}
 }
 
 func verifierErr(t string, def []Definition) ExceptionRule {
-	return ExceptionRule{Type: t, Status: Unscored, Reason: ReasonVerifierError, Scope: ScopeAny, Source: "the verifier, after test.sh, reading the reward file", Defined: def, class: classVerifierError}
+	return ExceptionRule{Type: t, Status: outcome.Unscored, Reason: ReasonVerifierError, Scope: ScopeAny, Source: "the verifier, after test.sh, reading the reward file", Defined: def, class: classVerifierError}
 }
 
 // apiErr is a v0.22.0 agent API error: Harbor picks the class from the
@@ -236,9 +210,9 @@ func apiErr(t string, line int) ExceptionRule {
 // one of the message rules (environment start failures) recognises Harbor's
 // own text.
 var exceptions = []ExceptionRule{
-	{Type: "VerifierTimeoutError", Status: InfraError, Reason: ReasonVerifierTimeout, Scope: ScopeAny, Source: "test.sh outlived the verifier timeout",
+	{Type: "VerifierTimeoutError", Status: outcome.InfraError, Reason: ReasonVerifierTimeout, Scope: ScopeAny, Source: "test.sh outlived the verifier timeout",
 		Defined: at(Rev5f5618b8, trialPy+":43", RevV0220, errorsPy+":12"), class: classVerifierTimeout},
-	{Type: "TimeoutError", Status: InfraError, Reason: ReasonVerifierTimeout, Scope: ScopeStep, Source: "builtin; a step verifier timeout is recorded unwrapped (v0.22.0 src/harbor/trial/multi_step.py:216)", class: classVerifierTimeout},
+	{Type: "TimeoutError", Status: outcome.InfraError, Reason: ReasonVerifierTimeout, Scope: ScopeStep, Source: "builtin; a step verifier timeout is recorded unwrapped (v0.22.0 src/harbor/trial/multi_step.py:216)", class: classVerifierTimeout},
 
 	infra("EnvironmentStartTimeoutError", "environment start outlived the build timeout", at(Rev5f5618b8, trialPy+":47", RevV0220, errorsPy+":16")),
 	infra("EnvironmentBuildTimeoutError", "historical name (2025-08 to early 2026), defined at neither validated revision; kept for older result files", nil),
@@ -251,13 +225,13 @@ var exceptions = []ExceptionRule{
 	infra("GKEExecStreamClosedError", "the GKE exec stream closed under a command", at(RevV0220, "src/harbor/environments/gke.py:119")),
 	infra("VercelScopeError", "the Vercel sandbox scope is misconfigured or unavailable", at(RevV0220, "src/harbor/environments/vercel/scope.py:41")),
 
-	{Type: "CancelledError", Status: Unscored, Reason: ReasonCancelled, Scope: ScopeAny, Source: "asyncio (Ctrl-C, SIGTERM, job abort)", class: classCancelled},
+	{Type: "CancelledError", Status: outcome.Unscored, Reason: ReasonCancelled, Scope: ScopeAny, Source: "asyncio (Ctrl-C, SIGTERM, job abort)", class: classCancelled},
 
 	verifierErr("RewardFileNotFoundError", at(Rev5f5618b8, verifierPy+":25", RevV0220, verifierPy+":31")),
 	verifierErr("RewardFileEmptyError", at(Rev5f5618b8, verifierPy+":29", RevV0220, verifierPy+":35")),
 	verifierErr("VerifierOutputParseError", at(Rev5f5618b8, verifierPy+":17", RevV0220, verifierPy+":23")),
 
-	{Type: "AgentTimeoutError", Status: Unscored, Reason: ReasonAgentTimeoutUnscored, Scope: ScopeAny, Source: "the agent run outlived the agent timeout",
+	{Type: "AgentTimeoutError", Status: outcome.Unscored, Reason: ReasonAgentTimeoutUnscored, Scope: ScopeAny, Source: "the agent run outlived the agent timeout",
 		Defined: at(Rev5f5618b8, trialPy+":39", RevV0220, errorsPy+":8"), class: classAgentTimeout},
 
 	agentErr("NonZeroAgentExitCodeError", "an installed agent's command exited non-zero", at(Rev5f5618b8, installedBase+":16", RevV0220, installedBase+":27")),
@@ -380,7 +354,7 @@ func Exceptions() []ExceptionRule { return append([]ExceptionRule(nil), exceptio
 func InfraExceptions() []ExceptionRule {
 	var out []ExceptionRule
 	for _, e := range exceptions {
-		if e.Status == InfraError {
+		if e.Status == outcome.InfraError {
 			out = append(out, e)
 		}
 	}

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tuneplane/tpctl/harbor"
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/producers/harbor"
 )
 
 // job is one Harbor job folder and the trial folders below it.
@@ -618,4 +618,36 @@ func clean(v any) any {
 		return out
 	}
 	return v
+}
+
+// Detect reports whether root holds Harbor output: a job or trial
+// declaration (lock.json, config.json or result.json of Harbor's shape,
+// or one that cannot be read, which FromJob then reports) within the
+// folders FromJob walks. It stops at the first.
+func Detect(root string) bool {
+	found := errors.New("found")
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(root, p)
+		if e.Name() == ".sources" || strings.Count(filepath.ToSlash(rel), "/") >= maxDraftDepth {
+			return filepath.SkipDir
+		}
+		for _, name := range []string{"lock.json", "config.json", "result.json"} {
+			fp := filepath.Join(p, name)
+			if _, err := os.Lstat(fp); err != nil {
+				continue
+			}
+			b, err := safefs.ReadFileCapped(fp, harbor.MaxJobLockSize)
+			if err != nil {
+				return found
+			}
+			if k, ok := probe(b, name); !ok || k != kindNone {
+				return found
+			}
+		}
+		return nil
+	})
+	return err == found
 }

@@ -1,0 +1,185 @@
+package harbor
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"strings"
+
+	"github.com/tuneplane/tpctl/attempt"
+	"github.com/tuneplane/tpctl/digest"
+	"github.com/tuneplane/tpctl/internal/formats"
+	"github.com/tuneplane/tpctl/internal/safefs"
+	"github.com/tuneplane/tpctl/outcome"
+	"github.com/tuneplane/tpctl/producers"
+	"github.com/tuneplane/tpctl/snapshot"
+)
+
+// ResultFile is the name of Harbor's per-trial result inside an attempt's
+// folder.
+const ResultFile = "result.json"
+
+// ReadAttempt reads the attempt folder dir's result.json through files
+// and judges it by Harbor's outcome table: a missing folder or file is
+// result_missing, one that cannot be read or decoded result_invalid with
+// the error as its detail. It never panics.
+func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
+	rel := dir + "/" + ResultFile
+	a := attempt.Attempt{Record: rel}
+	data, err := files.ReadFile(rel, MaxResultSize)
+	if err != nil {
+		var pe *safefs.PathError
+		if (errors.As(err, &pe) && pe.Code == safefs.CodeMissing) || errors.Is(err, fs.ErrNotExist) {
+			a.Outcome = Missing()
+			return a
+		}
+		if errors.As(err, &pe) && pe.Rel == rel {
+			// The file itself was refused (symlink, special file).
+			err = fmt.Errorf("%s: %w", rel, err)
+		}
+		a.Outcome = Invalid(err)
+		return a
+	}
+	h := digest.Bytes(data).String()
+	a.Evidence.ResultSHA256 = &h
+	r, err := DecodeTrialResultForImport(data)
+	if err != nil {
+		a.Outcome = Invalid(fmt.Errorf("%s: %w", rel, err))
+		return a
+	}
+	a.Outcome = Judge(r)
+	// A plain reward verdict's detail only repeats its reason.
+	if a.Outcome.Reason == ReasonRewardSuccess || a.Outcome.Reason == ReasonRewardFailure {
+		a.Outcome.Detail = ""
+	}
+	a.UnknownFields = r.UnknownFields
+	a.Task = r.TaskName
+	a.Timing = timingOf(r.Timings)
+	a.Usage = usageOf(r.Usage)
+	if e := r.Exception; e != nil {
+		a.Error = &attempt.Error{Class: e.Type, Message: e.Message}
+	}
+	if vr := r.Verifier; vr != nil {
+		a.Scores = scoresOf(vr)
+	}
+	// Identity fields go to the snapshot and the platform as they are;
+	// the importer refuses one carrying a known secret, in this order.
+	a.Identity = make([]attempt.Field, 0, 5)
+	if ag := r.Agent; ag != nil && ag.Name != "" {
+		a.Identity = append(a.Identity, attempt.Field{Name: "agent_info.name", Value: ag.Name})
+		sa := &snapshot.Agent{Name: ag.Name}
+		if ag.HasModel && ag.ModelName != "" {
+			a.Identity = append(a.Identity, attempt.Field{Name: "agent_info.model_info.name", Value: ag.ModelName})
+			sa.Model = &ag.ModelName
+		}
+		a.Agent = sa
+	}
+	if et := a.Outcome.ExceptionType; et != nil {
+		a.Identity = append(a.Identity, attempt.Field{Name: "exception_info.exception_type", Value: *et})
+	}
+	if ck := r.TaskChecksum; ck != "" {
+		a.Identity = append(a.Identity, attempt.Field{Name: "task_checksum", Value: ck})
+		if isHexDigest(ck) {
+			a.Evidence.TaskChecksum = &ck
+		} else {
+			a.Warnings = append(a.Warnings, "task_checksum is not a 64-hex-digit SHA-256 (Harbor writes dirhash(task_dir, \"sha256\")); recorded as null")
+		}
+	}
+	if m := r.VerifierEnvironmentMode; m != nil {
+		a.Identity = append(a.Identity, attempt.Field{Name: "verifier_environment_mode", Value: *m})
+		if IsVerifierEnvironmentMode(*m) {
+			a.Evidence.VerifierEnvironmentMode = m
+		} else {
+			a.Warnings = append(a.Warnings, fmt.Sprintf("verifier_environment_mode %q is not one of Harbor's values (%s); recorded as null", *m, strings.Join(VerifierEnvironmentModes, ", ")))
+		}
+	}
+	return a
+}
+
+// scoresOf is a verifier result's rewards by name, in file order (the
+// legacy single reward as "reward").
+func scoresOf(vr *VerifierResult) []attempt.Score {
+	one := func(name string, v *Value) attempt.Score {
+		s := attempt.Score{Name: name, Raw: v.Raw}
+		if f, ok := v.Float(); ok && !math.IsNaN(f) && !math.IsInf(f, 0) && v.Kind == KindNumber {
+			s.Value = &f
+		}
+		return s
+	}
+	var out []attempt.Score
+	if vr.LegacyReward != nil {
+		out = append(out, one("reward", vr.LegacyReward))
+	}
+	for i := range vr.Rewards {
+		out = append(out, one(vr.Rewards[i].Key, &vr.Rewards[i].Value))
+	}
+	return out
+}
+
+// timingOf is the phase durations of a result, to the millisecond; nil
+// when no phase has one.
+func timingOf(t Timings) *snapshot.Timing {
+	// One allocation for the timing and its four durations, not five.
+	type timingWithValues struct {
+		t snapshot.Timing
+		v [4]float64
+	}
+	tv := &timingWithValues{}
+	sec := func(i int, ti *TimingInfo) *float64 {
+		s, ok := ti.Seconds()
+		if !ok {
+			return nil
+		}
+		tv.v[i] = math.Round(s*1000) / 1000
+		return &tv.v[i]
+	}
+	tv.t = snapshot.Timing{EnvironmentSetup: sec(0, t.EnvironmentSetup), AgentSetup: sec(1, t.AgentSetup),
+		AgentExecution: sec(2, t.AgentExecution), Verifier: sec(3, t.Verifier)}
+	if tv.t == (snapshot.Timing{}) {
+		return nil
+	}
+	return &tv.t
+}
+
+// usageOf is the agent's counts, nil when it reported none.
+func usageOf(u Usage) *snapshot.Usage {
+	if u.IsZero() {
+		return nil
+	}
+	// One allocation for the usage and its rounded cost.
+	type usageWithCost struct {
+		u    snapshot.Usage
+		cost float64
+	}
+	uc := &usageWithCost{u: snapshot.Usage{InputTokens: u.InputTokens, CacheTokens: u.CacheTokens, OutputTokens: u.OutputTokens}}
+	if u.CostUSD != nil {
+		// Summed step costs carry float noise; 1e-9 USD is far below
+		// anything an API bills.
+		uc.cost = math.Round(*u.CostUSD*1e9) / 1e9
+		uc.u.CostUSD = &uc.cost
+	}
+	return &uc.u
+}
+
+// isHexDigest reports whether s is 64 lowercase or uppercase hex digits.
+func isHexDigest(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for i := range len(s) {
+		c := s[i]
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// OutcomeTable is Harbor's outcome table as the seam shows it.
+func OutcomeTable() outcome.Table {
+	return outcome.Table{Producer: Format, Version: RulesVersion, Rules: Table()}
+}
+
+// Format is Harbor's source format name (plan.source.format).
+const Format = formats.HarborFormat
