@@ -527,7 +527,8 @@ func (r *importRun) emit(tw *trialWork) error {
 		for k := range jobs {
 			r.attempts++
 			if len(r.sample) < maxJobSample {
-				if _, err := os.Lstat(filepath.Join(r.opts.Root, filepath.FromSlash(jobs[k].dir))); err == nil {
+				rel, _ := planfile.LocatorPath(jobs[k].dir) // a file locator's file
+				if _, err := os.Lstat(filepath.Join(r.opts.Root, filepath.FromSlash(rel))); err == nil {
 					r.present++
 					r.sample = append(r.sample, jobs[k].dir)
 				} else if r.firstDir == "" {

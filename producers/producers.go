@@ -82,10 +82,18 @@ type Note struct {
 
 // DraftOptions narrow a draft to one plan.
 type DraftOptions struct {
+	// Metric and Filter pick the metric and filter an lm-eval task is
+	// judged by, when it has several.
+	Metric, Filter string
+
 	// Agent and Model pick one (agent, model) pair of a run with several.
 	Agent, Model string
 	// Split is the plan's split ("" leaves a placeholder).
 	Split string
+	// Task and Log pick one run of a folder holding several (Inspect: one
+	// log per task × model); Scorer names the primary scorer of a run
+	// with several. A producer without such choices ignores them.
+	Task, Log, Scorer string
 }
 
 // Draft is a drafted import plan and what plan init says about it.

@@ -75,8 +75,13 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		}
 	}
 	opts := importer.Options{Producers: a.producers(), PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict}
-	var err error
-	if opts.Transcripts, err = transcriptOptions(o.TraceLimit, o.Redactors); err != nil {
+	traceLimit, traceNote, err := o.TraceLimit, "", error(nil)
+	if traceLimit == 0 {
+		if traceLimit, traceNote, err = lmevalTraceDefault(o.Plan, o.Redactors); err != nil {
+			return err
+		}
+	}
+	if opts.Transcripts, err = transcriptOptions(traceLimit, o.Redactors); err != nil {
 		return err
 	}
 	// Credentials are checked before any work, so a missing variable
@@ -141,6 +146,10 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		}
 		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
 		printHarborNumbers(a, res)
+		printProducerNumbers(a, res)
+		if traceNote != "" {
+			fmt.Fprintf(a.io.Out, "%s\n", traceNote)
+		}
 		st := a.io.Styles()
 		// A big job can carry thousands of warnings of one kind (e.g.
 		// dir_missing): show the first few of each code and count the rest;

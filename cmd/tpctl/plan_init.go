@@ -15,6 +15,7 @@ import (
 	"github.com/tuneplane/tpctl/planfile"
 	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
+	"github.com/tuneplane/tpctl/producers/lmeval"
 )
 
 // planInitOptions are the resolved inputs of `tpctl plan init`.
@@ -23,6 +24,9 @@ type planInitOptions struct {
 	Agent, Model, Split string
 	// From names the producer whose output --root holds ("" detects it).
 	From string
+	// Task, Log, Metric and Filter pick one lm-eval task, run, metric and
+	// filter.
+	Task, Log, Metric, Filter string
 }
 
 // newPlanInitCmd is tpctl plan init; runF nil is planInitRun.
@@ -54,6 +58,12 @@ Without a job declaration (trial folders only) init drafts one trial per
 folder with a result.json, as before, and warns that the planned set must be
 checked by hand.
 
+An lm-eval output folder (--output_path of lm_eval run with --log_samples)
+drafts one plan per task: documents 0 … n-samples.effective−1, each with its
+line of the task's samples file, or none (missing) when the file lacks it;
+--task picks the task of a run with several (--model or --log the run), and
+--metric/--filter the metric and filter it is judged by when it has several.
+
 Which producer's output --root holds is detected (--from names it when a
 folder holds several); a folder holding none of it is refused.
 
@@ -74,7 +84,11 @@ not plan).`,
 	f.StringVar(&opts.Agent, "agent", "", "draft only this agent's planned trials (a job with several)")
 	f.StringVar(&opts.Model, "model", "", "draft only this model's planned trials (a job with several)")
 	f.StringVar(&opts.Split, "split", "", "the plan's split (default: the REPLACE_SPLIT placeholder)")
-	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor)")
+	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor or lm-eval)")
+	f.StringVar(&opts.Task, "task", "", "draft only this task (lm-eval: a results file with several)")
+	f.StringVar(&opts.Log, "log", "", "draft only the run of this results file (lm-eval: several runs of one task and model)")
+	f.StringVar(&opts.Metric, "metric", "", "the metric an lm-eval task is judged by (a task with several)")
+	f.StringVar(&opts.Filter, "filter", "", "the filter an lm-eval task is judged under (a task with several)")
 	return cmd
 }
 
@@ -92,11 +106,14 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 	if err != nil {
 		return err
 	}
-	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split})
+	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split,
+		Task: opts.Task, Log: opts.Log, Metric: opts.Metric, Filter: opts.Filter})
 	if err != nil {
 		var pe *plandraft.PairsError
 		var re *plandraft.RevisionsError
 		var se *plandraft.SettingsError
+		var dup *lmeval.DuplicateError
+		var hinted interface{ Hint() string } // a wing's refusal that says what to do
 		switch {
 		case errors.As(err, &pe):
 			hint := "add the flags of one pair, e.g. tpctl plan init --root " + opts.Root + " " + pe.Pairs[0].Flags()
@@ -108,6 +125,10 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 			return findingErr(err, "give --root one job folder, or the jobs of one Harbor revision")
 		case errors.As(err, &se):
 			return findingErr(err, "draft the trials of one setting: pass --root the job that used it")
+		case errors.As(err, &dup):
+			return inputErr(err, dup.Hint())
+		case errors.As(err, &hinted):
+			return findingErr(err, hinted.Hint())
 		}
 		return inputErr(err, "give the Harbor job folder (the one holding the trial folders)")
 	}

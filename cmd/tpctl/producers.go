@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/tuneplane/tpctl/producers"
 	harborwing "github.com/tuneplane/tpctl/producers/harbor/wing"
+	"github.com/tuneplane/tpctl/producers/lmeval"
 )
 
 // newRegistry is the registry of the producers tpctl reads, one line per
@@ -12,6 +13,7 @@ import (
 func newRegistry() (*producers.Registry, error) {
 	return producers.NewRegistry(
 		harborwing.New(),
+		lmeval.New(),
 	)
 }
 

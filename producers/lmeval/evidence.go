@@ -105,7 +105,7 @@ func ProposeDataset(t *Task, sum *SamplesSummary) DatasetProposal {
 }
 
 // Revision is the producer revision the plan records: lm-eval's version
-// and the git hash it reported ("0.4.11+4e7e0d4"), "" when neither.
+// and the git hash it reported ("0.4.13.dev0+4e7e0d4"), "" when neither.
 func (r *Results) Revision() string {
 	switch {
 	case r.LMEvalVersion != "" && r.GitHash != "":

@@ -72,11 +72,11 @@ func TestReadResults(t *testing.T) {
 		t.Fatalf("tasks = %s", got)
 	}
 	if res.Timestamp != twoTS || res.ModelName != "EleutherAI/pythia-160m" || res.ModelSource != "hf" ||
-		res.LMEvalVersion != "0.4.11" || res.GitHash != "4e7e0d4" || res.ModelRevision != "main" ||
+		res.LMEvalVersion != "0.4.13.dev0" || res.GitHash != "4e7e0d4" || res.ModelRevision != "main" ||
 		res.ModelSHA != "50f5173d932e8e61f858120bcb800b97af589f46" || !res.TaskHashes {
 		t.Errorf("top level = %+v", res)
 	}
-	if res.Checkpoint() != "EleutherAI/pythia-160m@50f5173d932e8e61f858120bcb800b97af589f46" || res.Revision() != "0.4.11+4e7e0d4" {
+	if res.Checkpoint() != "EleutherAI/pythia-160m@50f5173d932e8e61f858120bcb800b97af589f46" || res.Revision() != "0.4.13.dev0+4e7e0d4" {
 		t.Errorf("checkpoint %q revision %q", res.Checkpoint(), res.Revision())
 	}
 	arc, gsm := res.Task("arc_easy"), res.Task("gsm8k")

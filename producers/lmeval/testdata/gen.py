@@ -36,7 +36,7 @@ import os
 import shutil
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LM_EVAL_VERSION = "0.4.11"
+LM_EVAL_VERSION = "0.4.13.dev0"
 GIT_HASH = "4e7e0d4"
 
 
