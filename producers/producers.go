@@ -138,6 +138,9 @@ type PlannedSet struct {
 	Trials int
 	// Tasks counts the planned trials of each task.
 	Tasks map[string]int
+	// Settings are the plan's settings (lm-eval: the metric and filter
+	// the plan judges by).
+	Settings map[string]any
 }
 
 // JobCheck is what the producer's own declaration of a run says about a

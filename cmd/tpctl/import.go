@@ -81,8 +81,10 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return err
 		}
 	}
-	if opts.Transcripts, err = transcriptOptions(traceLimit, o.Redactors); err != nil {
-		return err
+	if traceLimit > 0 || traceNote == "" { // an lm-eval default of 0 is bodies off, said in the note
+		if opts.Transcripts, err = transcriptOptions(traceLimit, o.Redactors); err != nil {
+			return err
+		}
 	}
 	// Credentials are checked before any work, so a missing variable
 	// fails fast; the upload itself happens only after the save.

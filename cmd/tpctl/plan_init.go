@@ -36,8 +36,8 @@ func newPlanInitCmd(a *app, runF func(context.Context, *app, *planInitOptions) e
 	}
 	opts := &planInitOptions{}
 	cmd := &cobra.Command{
-		Use:   "init --root JOBDIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME]",
-		Short: "Draft an import plan from a Harbor job folder, for review",
+		Use:   "init --root DIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME] [--task NAME] [--metric NAME] [--filter NAME]",
+		Short: "Draft an import plan from a Harbor job folder or lm-eval output, for review",
 		Long: `Init reads the Harbor job's own declaration of what it planned (the job's
 lock.json, else its config.json; the job's result.json n_total_trials as a
 cross-check) and drafts every planned trial: a finished trial with its folder,
@@ -72,7 +72,8 @@ pairs, revisions or settings), or --root holds no output tpctl reads; 2 bad
 flags or an unreadable job (a corrupt lock.json, a trial folder its job did
 not plan).`,
 		Example: `  tpctl plan init --root testdata/harbor-v0.22.0/jobs/2026-09-01__10-00-00 --model gpt-5.4 --out import-plan.json
-  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout`,
+  tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout
+  tpctl plan init --root lm-eval-out --task gsm8k --filter strict-match --out gsm8k-plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), a, opts)
@@ -197,7 +198,7 @@ func pickProducer(reg *producers.Registry, root, from string) (producers.Produce
 		names = append(names, p.Name())
 	}
 	return nil, findingErr(fmt.Errorf("no %s output under %s", strings.Join(names, " or "), root),
-		"give --root the folder the evaluation wrote (a Harbor job folder)")
+		"give --root the folder the evaluation wrote (a Harbor job folder, or lm-eval's --output_path)")
 }
 
 // placeholderCommand is the command that fills one placeholder.

@@ -457,6 +457,10 @@ func (p *Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.
 		}
 		break
 	}
+	if score.Metric == "" {
+		score.Metric, _ = plan.Settings["metric"].(string)
+		score.Filter, _ = plan.Settings["filter"].(string)
+	}
 	if run == nil {
 		for tk := range plan.Tasks {
 			if i := strings.LastIndexByte(tk, '/'); i > 0 {

@@ -125,7 +125,7 @@ func TestTraceDefault(t *testing.T) {
 		{5000, "64", true, 64, "TUNEPLANE_JOB_VAL_UPLOAD_SAMPLES=64"},
 		{10, " 64 ", true, 10, "=64"},
 		{5000, "1000", true, 128, "capped at tpctl's ceiling of 128"},
-		{5000, "", true, -1, "not a whole number"},
+		{5000, " ", true, 32, "32 bodies"},
 		{5000, "-1", true, -1, "not a whole number"},
 		{5000, "all", true, -1, "not a whole number"},
 	} {

@@ -28,12 +28,12 @@ type TraceLimit struct {
 
 // TraceDefault applies the seed's rule to a run of trials planned trials.
 // value and set are SamplesVar as the caller read it from the environment
-// (this package never reads it): set and a whole number ≥ 0 overrides the
+// (this package never reads it): set, not empty and a whole number ≥ 0 overrides the
 // default, 0 turning bodies off; anything else is an error naming the
 // variable. A value above tpctl's ceiling keeps MaxTraceLimit.
 func TraceDefault(trials int, value string, set bool) (TraceLimit, error) {
-	if set {
-		v := strings.TrimSpace(value)
+	v := strings.TrimSpace(value)
+	if set && v != "" { // set but empty is unset, as shells mean it
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
 			return TraceLimit{}, fmt.Errorf("%s=%q is not a whole number ≥ 0 (0 turns transcript bodies off)", SamplesVar, value)
