@@ -158,6 +158,9 @@ type attemptJob struct {
 	// (*ReadError, or the cancellation that stopped its retries): it
 	// fails the import.
 	fault error
+	// masked is the verifier file (relative to the root) in whose words
+	// the secret gate masked something; "" when none.
+	masked string
 }
 
 // maxInvalidWarnings bounds the result_invalid warnings kept with their
@@ -374,17 +377,18 @@ type importRun struct {
 	sample            []string
 	firstDir          string
 	tasks             map[string]int
+	taskDirs          map[string][]string
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
 
-	later                                     []Warning // per-attempt warnings, in canonical order
-	unknown, invalid, mismatched, badEvidence int
-	done                                      int
+	later                                                     []Warning // per-attempt warnings, in canonical order
+	unknown, invalid, mismatched, badEvidence, maskedVerifier int
+	done                                                      int
 }
 
 func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
-	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}}
+	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}, taskDirs: map[string][]string{}}
 }
 
 // windowTrials bounds the trials in flight between the reader of the
@@ -510,6 +514,12 @@ func (r *importRun) emit(tw *trialWork) error {
 		return err
 	}
 	r.tasks[t.Task]++
+	for _, a := range t.Attempts {
+		if len(r.taskDirs[t.Task]) >= producers.MaxTaskDirs {
+			break
+		}
+		r.taskDirs[t.Task] = append(r.taskDirs[t.Task], a.Dir)
+	}
 	if len(jobs) > 0 {
 		for k := range jobs {
 			if err := jobs[k].fault; err != nil {
@@ -527,7 +537,8 @@ func (r *importRun) emit(tw *trialWork) error {
 		for k := range jobs {
 			r.attempts++
 			if len(r.sample) < maxJobSample {
-				rel, _ := planfile.LocatorPath(jobs[k].dir) // a file locator's file
+				// A file locator ("path#fragment") is present when its file is.
+				rel, _ := planfile.LocatorPath(jobs[k].dir)
 				if _, err := os.Lstat(filepath.Join(r.opts.Root, filepath.FromSlash(rel))); err == nil {
 					r.present++
 					r.sample = append(r.sample, jobs[k].dir)
@@ -545,6 +556,12 @@ func (r *importRun) emit(tw *trialWork) error {
 					ie.Where = fmt.Sprintf("trial %s retry %d %s", t.ID(), job.retry, job.record)
 				}
 				return job.secret
+			}
+			if job.masked != "" {
+				if r.maskedVerifier++; r.maskedVerifier <= maxInvalidWarnings {
+					r.later = append(r.later, Warning{"verifier_output_masked",
+						fmt.Sprintf("trial %s retry %d: %s holds a known secret or credential; it was masked in the snapshot, and the import went on", t.ID(), job.retry, job.masked)})
+				}
 			}
 			for _, msg := range job.evidenceWarnings {
 				if r.badEvidence++; r.badEvidence <= maxInvalidWarnings {
@@ -680,6 +697,10 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 		res.Warnings = append(res.Warnings, Warning{"task_mismatch",
 			fmt.Sprintf("%d more attempts' %s name a task other than the plan's", r.mismatched-maxInvalidWarnings, r.recordName)})
 	}
+	if r.maskedVerifier > maxInvalidWarnings {
+		res.Warnings = append(res.Warnings, Warning{"verifier_output_masked",
+			fmt.Sprintf("%d more attempts' verifier output held a known secret or credential, masked in the snapshot", r.maskedVerifier-maxInvalidWarnings)})
+	}
 	if r.badEvidence > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"evidence_invalid",
 			fmt.Sprintf("%d more evidence values of the wrong form were recorded as null", r.badEvidence-maxInvalidWarnings)})
@@ -737,8 +758,8 @@ type attemptFiles struct {
 	// fault is a read that failed for a reason not about the file
 	// (*ReadError, or the cancellation that stopped its retries).
 	fault error
-	// failed says a read failed for a reason about the file.
-	failed bool
+	// failed lists the reads that failed for a reason about the file.
+	failed []string
 }
 
 func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
@@ -751,7 +772,7 @@ func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
 		if errors.As(err, &re) || f.ctx.Err() != nil {
 			f.fault = err
 		} else {
-			f.failed = true
+			f.failed = append(f.failed, rel)
 		}
 	}
 	return data, err
@@ -766,7 +787,9 @@ func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, r
 		j.fault = files.fault
 		return
 	}
-	j.readFailed = files.failed
+	// Only the record's own read counts: a producer also reads files an
+	// attempt may well lack (the verifier's output).
+	j.readFailed = slices.Contains(files.failed, a.Record) || (a.Record == "" && len(files.failed) > 0)
 	j.record = a.Record
 	o := a.Outcome
 	j.outcome = snapshot.AttemptOutcome{
@@ -785,6 +808,13 @@ func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, r
 	}
 	if o.Reason == outcome.ReasonResultInvalid {
 		j.invalid = o.Detail
+	}
+	if v := a.Verifier; v != nil {
+		text, masked := verifierText(scanner, v.Text)
+		j.outcome.Verifier = &snapshot.VerifierOutput{Source: v.Source, Text: text}
+		if masked {
+			j.masked = path.Join(j.dir, v.Source)
+		}
 	}
 	j.ev = a.Evidence
 	j.unknown = a.UnknownFields
@@ -825,6 +855,27 @@ func detailLine(s *redact.Scanner, detail string) string {
 		cut--
 	}
 	return detail[:cut] + " …"
+}
+
+// verifierText is the verifier's words as an observation keeps them:
+// masked by the outgoing-text gate first (a secret in verifier output is
+// replaced, never a reason to refuse the import), then cut to
+// snapshot.MaxVerifierText bytes at a line or character boundary; masked
+// says the gate replaced something.
+func verifierText(s *redact.Scanner, text string) (string, bool) {
+	out := s.Mask(text)
+	masked := out != text
+	if len(out) <= snapshot.MaxVerifierText {
+		return out, masked
+	}
+	cut := snapshot.MaxVerifierText - len(" …")
+	if i := strings.LastIndexByte(out[:cut], '\n'); i > 0 {
+		cut = i
+	}
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return out[:cut] + " …", masked
 }
 
 // checkPlanIdentity refuses a plan whose identity fields (name, split,
@@ -885,7 +936,7 @@ func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) (*Warning, error) {
-	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks, Settings: r.plan.Settings})
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks, TaskDirs: r.taskDirs, Settings: r.plan.Settings})
 	if err != nil {
 		return &Warning{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}, nil
 	}

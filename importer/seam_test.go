@@ -182,3 +182,54 @@ func TestImportThroughProducer(t *testing.T) {
 		t.Errorf("err = %v, want *producers.UnknownFormatError for toy", err)
 	}
 }
+
+// TestFileLocatorsThroughProducer: attempts that live inside one file
+// ("path#fragment" locators) reach the producer whole, and count as
+// present when the file exists (not a --root with none of the plan's
+// folders).
+func TestFileLocatorsThroughProducer(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "log.txt"), []byte("1\n0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, plan := toyJob(t)
+	plan.Trials = []planfile.Trial{
+		{Task: "toy/a", Attempts: []planfile.Attempt{{Dir: "log.txt#1"}}},
+		{Task: "toy/b", Attempts: []planfile.Attempt{{Dir: "log.txt#2"}}},
+	}
+	p := &lineProducer{}
+	reg, err := producers.NewRegistry(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "snap")
+	opts := Options{Producers: reg, Root: root, Out: out, AllowUnverifiedFormat: true, Environ: []string{}}
+	opts.requireFolders = true // as the CLI's Import
+	res, err := ImportPlan(context.Background(), plan, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := res.Manifest.Counts; c.Success != 1 || c.Failure != 1 {
+		t.Errorf("counts %+v, want one success and one failure read from the lines", c)
+	}
+}
+
+// lineProducer is toy with attempts as lines of one file: "FILE#N".
+type lineProducer struct{ toy }
+
+func (p *lineProducer) ReadAttempt(files producers.Files, loc string) attempt.Attempt {
+	path, frag, _ := strings.Cut(loc, "#")
+	a := attempt.Attempt{Record: loc}
+	b, err := files.ReadFile(path, 1<<10)
+	n, _ := strconv.Atoi(frag)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	switch {
+	case err != nil || n < 1 || n > len(lines):
+		a.Outcome = outcome.Outcome{Status: outcome.Unscored, Reason: outcome.ReasonResultMissing, Detail: "no such line"}
+	case lines[n-1] == "1":
+		a.Outcome = outcome.Outcome{Status: outcome.Success, Reason: "toy_one"}
+	default:
+		a.Outcome = outcome.Outcome{Status: outcome.Failure, Reason: "toy_zero"}
+	}
+	return a
+}

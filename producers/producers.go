@@ -110,6 +110,19 @@ type Draft struct {
 	// Proposed are the protocol digests the draft proposed from the
 	// producer's own files: marked as proposed, never as certified.
 	Proposed []Proposal
+	// Unknown are the settings the producer's files do not record, which
+	// plan check would warn about (settings_incomplete): plan init says
+	// how to set each.
+	Unknown []Unknown
+}
+
+// Unknown is one setting a draft could not know.
+type Unknown struct {
+	// Category is the settings category it belongs to
+	// (planfile.SettingsCategories).
+	Category string
+	// Pointer and Example are a plan set that records it.
+	Pointer, Example string
 }
 
 // Skip is one thing a draft left out, and why.
@@ -138,10 +151,16 @@ type PlannedSet struct {
 	Trials int
 	// Tasks counts the planned trials of each task.
 	Tasks map[string]int
+	// TaskDirs are up to MaxTaskDirs attempt locators of each task, for a
+	// producer to name the plan's tasks as its own files do.
+	TaskDirs map[string][]string
 	// Settings are the plan's settings (lm-eval: the metric and filter
 	// the plan judges by).
 	Settings map[string]any
 }
+
+// MaxTaskDirs bounds PlannedSet.TaskDirs per task.
+const MaxTaskDirs = 4
 
 // JobCheck is what the producer's own declaration of a run says about a
 // plan.

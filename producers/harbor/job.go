@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -79,13 +80,34 @@ func (t TaskConfig) Label() string {
 	return t.Name
 }
 
-// DatasetConfig is a JobConfig dataset entry; TaskNames lists the tasks
-// it selects (empty: every task of the dataset, which tpctl cannot list
-// without the dataset itself).
+// DatasetConfig is a JobConfig dataset entry. Harbor selects its tasks
+// (DatasetConfig._filter_task_ids) from the dataset's own list, in the
+// dataset's order: those matching a task_names pattern (fnmatch; none:
+// every task), less those matching an exclude_task_names pattern, then the
+// first n_tasks. tpctl cannot list a dataset without the dataset itself,
+// so only literal task_names with no exclusions and no n_tasks name the
+// planned tasks outright.
 type DatasetConfig struct {
-	Path      string   `json:"path"`
-	Name      string   `json:"name"`
-	TaskNames []string `json:"task_names"`
+	Path             string   `json:"path"`
+	Name             string   `json:"name"`
+	TaskNames        []string `json:"task_names"`
+	ExcludeTaskNames []string `json:"exclude_task_names"`
+	NTasks           *int     `json:"n_tasks"`
+}
+
+// Filtered reports whether the dataset's tasks are selected by a pattern,
+// an exclusion or a count rather than named outright.
+func (d DatasetConfig) Filtered() bool {
+	return d.NTasks != nil || len(d.ExcludeTaskNames) > 0 || slices.ContainsFunc(d.TaskNames, IsPattern)
+}
+
+// Selects reports whether Harbor's task_names and exclude_task_names
+// patterns keep the task named name (n_tasks aside).
+func (d DatasetConfig) Selects(name string) bool {
+	if len(d.TaskNames) > 0 && !slices.ContainsFunc(d.TaskNames, func(p string) bool { return FnMatch(name, p) }) {
+		return false
+	}
+	return !slices.ContainsFunc(d.ExcludeTaskNames, func(p string) bool { return FnMatch(name, p) })
 }
 
 // JobConfig is the part of a job's config.json tpctl reads to count the

@@ -29,6 +29,10 @@ type JobFacts struct {
 	// Harbor is the job result.json's numbers (one job only; nil
 	// otherwise or when it has none).
 	Harbor *HarborNumbers `json:"harbor,omitempty"`
+
+	// tasks counts the planned trials of Pairs by the job's own task name
+	// (TaskLock.name, or the config's task label); nil when Planned < 0.
+	tasks map[string]int
 }
 
 // HarborNumbers are a job result.json's counts and the evals entries of
@@ -71,18 +75,21 @@ func ReadJobFacts(root string, dirs []string) (*JobFacts, error) {
 	if len(jobs) == 0 || len(pairs) == 0 {
 		return nil, nil
 	}
-	f := &JobFacts{Pairs: sortedPairs(countOf(pairs))}
+	f := &JobFacts{Pairs: sortedPairs(countOf(pairs)), tasks: map[string]int{}}
 	for _, rel := range slices.Sorted(mapKeys(jobs)) {
 		j := jobs[rel]
 		if rel == "." {
 			rel = root
 		}
 		f.Jobs = append(f.Jobs, rel)
-		n, src := j.plannedFor(pairs)
+		n, src, tasks := j.plannedFor(pairs)
 		if n < 0 || f.Planned < 0 {
-			f.Planned = -1
+			f.Planned, f.tasks = -1, nil
 		} else {
 			f.Planned += n
+			for t, c := range tasks {
+				f.tasks[t] += c
+			}
 		}
 		if f.Source == "" || f.Source == src {
 			f.Source = src
@@ -189,26 +196,124 @@ func jobAbove(root, dir string, seen map[string]*job) (*job, error) {
 	}
 }
 
-// plannedFor counts the job's planned trials of the given pairs.
-func (j *job) plannedFor(pairs map[Pair]bool) (int, string) {
+// plannedFor counts the job's planned trials of the given pairs, in all
+// and by the job's own task name.
+func (j *job) plannedFor(pairs map[Pair]bool) (int, string, map[string]int) {
+	tasks := map[string]int{}
 	if j.lock != nil {
 		n := 0
 		for _, t := range j.lock.Trials {
 			if pairs[Pair{t.Agent.Name, t.Agent.ModelName}] {
 				n++
+				tasks[t.Task.Name]++
 			}
 		}
-		return n, "lock.json"
+		return n, "lock.json", tasks
 	}
-	slots, ok, err := j.configSlots()
-	if err != nil || !ok {
-		return -1, "config.json"
+	slots, sel, ok, err := j.configSlots()
+	// A selection the trial folders settle is not listed by the job's
+	// files alone (this reads no trial folders).
+	if err != nil || !ok || sel.usesFolders {
+		return -1, "config.json", nil
 	}
 	n := 0
 	for _, s := range slots {
 		if pairs[s.pair] {
 			n++
+			tasks[s.task]++
 		}
 	}
-	return n, "config.json"
+	return n, "config.json", tasks
+}
+
+// Differs compares the plan's trials with the job's planned ones as
+// identities, not counts: the (task, agent, model) multiset of the job's
+// declaration for the plan's pairs against the plan's, whose tasks are
+// named as the job names them through a folder of each (its lock.json
+// task, else its config.json task; a task without a readable folder keeps
+// the plan's name). tasks counts the plan's trials by task; dirs gives up
+// to a few attempt folders of each. It returns "" when they are the same,
+// else plan_differs_from_job's message; "" as well when the job's
+// declaration does not list its trials (Planned < 0).
+func (f *JobFacts) Differs(root string, total int, tasks map[string]int, dirs map[string][]string) string {
+	if f == nil || f.Planned < 0 {
+		return ""
+	}
+	plan := map[string]int{}
+	for task, n := range tasks {
+		name := task
+		for _, d := range dirs[task] {
+			if safefs.CheckRel(d) != nil {
+				continue
+			}
+			if n, ok := folderTask(filepath.Join(root, filepath.FromSlash(d))); ok {
+				name = n
+				break
+			}
+		}
+		plan[name] += n
+	}
+	var lacks, extra []string
+	for _, t := range slices.Sorted(mapKeys(f.tasks)) {
+		if d := f.tasks[t] - plan[t]; d > 0 {
+			lacks = append(lacks, fmt.Sprintf("%d of %q", d, t))
+		}
+	}
+	for _, t := range slices.Sorted(mapKeys(plan)) {
+		if d := plan[t] - f.tasks[t]; d > 0 {
+			extra = append(extra, fmt.Sprintf("%d of %q", d, t))
+		}
+	}
+	if len(lacks) == 0 && len(extra) == 0 {
+		return ""
+	}
+	pairs := make([]string, len(f.Pairs))
+	for i, p := range f.Pairs {
+		pairs[i] = p.String()
+	}
+	var sb strings.Builder
+	if total == f.Planned {
+		fmt.Fprintf(&sb, "the plan lists %d trials, as many as the job (%s, its %s) planned for %s, but not the same ones",
+			total, strings.Join(f.Jobs, ", "), f.Source, strings.Join(pairs, ", "))
+	} else {
+		fmt.Fprintf(&sb, "the plan lists %d trials but the job (%s, its %s) planned %d for %s",
+			total, strings.Join(f.Jobs, ", "), f.Source, f.Planned, strings.Join(pairs, ", "))
+	}
+	if len(lacks) > 0 {
+		sb.WriteString(": the plan lacks " + listCapped(lacks) + " planned")
+	}
+	if len(extra) > 0 {
+		if len(lacks) > 0 {
+			sb.WriteString(" and lists ")
+		} else {
+			sb.WriteString(": the plan lists ")
+		}
+		sb.WriteString(listCapped(extra) + " the job did not plan")
+	}
+	sb.WriteString(" (trials by task, as the job names them); plan init --root drafts every planned trial")
+	return sb.String()
+}
+
+// listCapped joins at most 8 items, saying how many more there are.
+func listCapped(items []string) string {
+	if len(items) > 8 {
+		return strings.Join(items[:8], ", ") + fmt.Sprintf(" and %d more tasks", len(items)-8)
+	}
+	return strings.Join(items, ", ")
+}
+
+// folderTask is the task a trial folder's own lock.json, else
+// config.json, names, as its job's declaration names it.
+func folderTask(abs string) (string, bool) {
+	if b, err := safefs.ReadFileCapped(filepath.Join(abs, "lock.json"), harbor.MaxDeclFileSize); err == nil {
+		if l, err := harbor.DecodeTrialLock(b, ""); err == nil {
+			return l.Task.Name, true
+		}
+	}
+	if b, err := safefs.ReadFileCapped(filepath.Join(abs, "config.json"), harbor.MaxDeclFileSize); err == nil {
+		if c, err := harbor.DecodeTrialConfig(b, ""); err == nil {
+			return c.Task.Label(), true
+		}
+	}
+	return "", false
 }

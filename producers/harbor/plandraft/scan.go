@@ -35,6 +35,10 @@ type trialDir struct {
 	finished   bool // it has a result.json
 	resultTask string
 	started    string
+	// unparsed says why Harbor, resuming the job, would skip this folder's
+	// result.json (empty, or not a TrialResult), in Harbor's words; ""
+	// when it has none or it parses.
+	unparsed string
 }
 
 type scanned struct {
@@ -235,11 +239,17 @@ func readTrial(abs, rel string, files map[string][]byte) (*trialDir, error) {
 	}
 	if b, ok := files["result.json"]; ok {
 		t.finished = true
-		if r, err := harbor.DecodeTrialResultBytes(b); err == nil {
+		r, err := harbor.DecodeTrialResultBytes(b)
+		switch {
+		case err == nil:
 			t.resultTask = r.TaskName
 			if r.StartedAt != nil {
 				t.started = *r.StartedAt
 			}
+		case len(bytes.TrimSpace(b)) == 0:
+			t.unparsed = "result.json is empty"
+		default:
+			t.unparsed = "result.json could not be parsed: " + err.Error()
 		}
 	}
 	return t, nil
@@ -254,12 +264,30 @@ func (j *job) plan(d *Draft) ([]*slot, error) {
 	case j.lock != nil:
 		slots, err = j.lockSlots()
 	case j.config != nil:
+		var sel taskSelection
 		var ok bool
-		slots, ok, err = j.configSlots()
+		slots, sel, ok, err = j.configSlots()
 		if err == nil && !ok {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's config.json does not list its tasks (a dataset without task_names) and there is no lock.json: the draft has one trial per trial folder, so trials that never started are not in it; check the planned set by hand", j.label()))
+			why := "a dataset without task_names"
+			if sel.why != "" {
+				why = sel.why
+			}
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's config.json does not list its tasks (%s) and there is no lock.json: the draft has one trial per trial folder, so trials that never started are not in it; check the planned set by hand", j.label(), why))
 			slots = j.folderSlots(d)
 			return slots, nil
+		}
+		if err == nil && sel.note != "" {
+			d.Notes = append(d.Notes, j.label()+": "+sel.note)
+		}
+		if err == nil && !sel.exact {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's config.json selects tasks by %s, and there is no lock.json to list what that selected: the draft plans the %d selected task(s) that have trial folders, %d attempt(s) × %d agent(s) each, so a selected task none of whose trials started is not in it; check the planned set by hand",
+				j.label(), sel.why, len(sel.tasks), j.config.NAttempts, len(j.config.Agents)))
+		}
+		if err == nil {
+			if err := j.assign(slots, d); err != nil {
+				return nil, err
+			}
+			return j.againstTotal(slots, sel, d), nil
 		}
 	}
 	if err != nil {
@@ -273,6 +301,65 @@ func (j *job) plan(d *Draft) ([]*slot, error) {
 			j.label(), *j.result.NTotalTrials, j.declFile(), len(slots), j.declFile()))
 	}
 	return slots, nil
+}
+
+// againstTotal checks the slots a config.json gives (no lock.json) with
+// the job result.json's n_total_trials, and never takes the larger set:
+// more trials than tpctl can name are said, not invented; fewer mean the
+// config names tasks Harbor did not plan (a name its dataset lacks, which
+// Harbor's filter drops), so the tasks without a trial folder are left
+// out when that accounts for the difference, else the draft falls back to
+// the trial folders.
+func (j *job) againstTotal(slots []*slot, sel taskSelection, d *Draft) []*slot {
+	if j.result == nil || j.result.NTotalTrials == nil || *j.result.NTotalTrials == len(slots) {
+		return slots
+	}
+	total := *j.result.NTotalTrials
+	if total > len(slots) {
+		if sel.exact {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's result.json says n_total_trials %d but its config.json plans %d trials; the draft follows the config.json",
+				j.label(), total, len(slots)))
+		} else {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's result.json says n_total_trials %d, more than the %d trials tpctl can name from config.json and the trial folders; the draft lists those %d and never invents the others",
+				j.label(), total, len(slots), len(slots)))
+		}
+		return slots
+	}
+	started := map[string]bool{}
+	for _, s := range slots {
+		if s.folder != nil {
+			started[s.task] = true
+		}
+	}
+	var kept []*slot
+	var dropped []string
+	for _, s := range slots {
+		if started[s.task] {
+			kept = append(kept, s)
+		} else if !slices.Contains(dropped, s.task) {
+			dropped = append(dropped, s.task)
+		}
+	}
+	if len(kept) == total {
+		d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's result.json says n_total_trials %d but its config.json plans %d trials; no trial of %s started and Harbor's own count leaves no room for them, so the draft leaves them out (never the larger set)",
+			j.label(), total, len(slots), quoteList(dropped)))
+		return kept
+	}
+	d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the job's result.json says n_total_trials %d, fewer than the %d trials its config.json plans; the draft lists the trial folders only (never the larger set), so trials that never started are not in it; check the planned set by hand",
+		j.label(), total, len(slots)))
+	for _, s := range slots {
+		s.folder = nil
+	}
+	return j.folderSlots(d)
+}
+
+// quoteList is the names quoted and joined with ", ".
+func quoteList(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	return strings.Join(q, ", ")
 }
 
 func (j *job) label() string {
@@ -309,26 +396,141 @@ func (j *job) lockSlots() ([]*slot, error) {
 	return slots, nil
 }
 
-// configSlots enumerates n_attempts × tasks × agents as Harbor does
-// (Job._init_trial_configs). ok is false when the tasks cannot be listed.
-func (j *job) configSlots() ([]*slot, bool, error) {
+// taskSelection is the tasks a job's config.json plans.
+type taskSelection struct {
+	tasks []string
+	// exact says tasks is the list Harbor planned; otherwise it is the
+	// selected tasks that have trial folders, and why says how the config
+	// selects them.
+	exact bool
+	why   string
+	// usesFolders says the list needed the trial folders (a count or a
+	// pattern the folders settle).
+	usesFolders bool
+	// note says how the trial folders settled an exact list.
+	note string
+}
+
+// configTasks lists the tasks of config.json the way Harbor's
+// Job._resolve_task_configs does: the explicit tasks, then each dataset's
+// selection (DatasetConfig._filter_task_ids: task_names patterns by
+// fnmatch, less exclude_task_names, then the first n_tasks in the
+// dataset's order). tpctl cannot list a dataset, so a selection by
+// pattern, exclusion or count is read from the job's trial folders: the
+// tasks they ran that the patterns keep. ok is false when the tasks cannot
+// be listed at all (a dataset selecting every task, several datasets
+// selected by pattern or count).
+func (j *job) configTasks() (taskSelection, bool) {
 	c := j.config
-	var tasks []string
+	var sel taskSelection
+	var explicit []string
 	for _, t := range c.Tasks {
-		tasks = append(tasks, t.Label())
+		explicit = append(explicit, t.Label())
 	}
+	sel.tasks = append(sel.tasks, explicit...)
+	var filtered []harbor.DatasetConfig
 	for _, ds := range c.Datasets {
-		if len(ds.TaskNames) == 0 {
-			return nil, false, nil
+		switch {
+		case ds.Filtered():
+			filtered = append(filtered, ds)
+		case len(ds.TaskNames) == 0:
+			return sel, false
+		default:
+			sel.tasks = append(sel.tasks, ds.TaskNames...)
 		}
-		tasks = append(tasks, ds.TaskNames...)
 	}
-	if len(tasks) == 0 {
-		return nil, false, nil
+	if len(filtered) > 1 {
+		sel.why = "several datasets selected by pattern, exclusion or n_tasks"
+		return sel, false
 	}
+	sel.exact = true
+	if len(filtered) == 1 {
+		ds := filtered[0]
+		// The tasks the folders ran that no explicit task names.
+		var ran []string
+		for _, t := range j.trials {
+			label := ""
+			switch {
+			case t.config != nil:
+				label = t.config.Task.Label()
+			case t.lock != nil:
+				label = t.lock.Task.Name
+			}
+			if label != "" && !slices.Contains(explicit, label) && !slices.Contains(ran, label) {
+				ran = append(ran, label)
+			}
+		}
+		slices.Sort(ran)
+		if len(ds.TaskNames) > 0 && !slices.ContainsFunc(ds.TaskNames, harbor.IsPattern) {
+			var named []string
+			for _, n := range ds.TaskNames {
+				if ds.Selects(n) {
+					named = append(named, n)
+				}
+			}
+			if ds.NTasks == nil || *ds.NTasks >= len(named) {
+				sel.tasks = append(sel.tasks, named...)
+			} else {
+				sel.usesFolders = true
+				var chosen []string
+				for _, n := range named {
+					if slices.Contains(ran, n) {
+						chosen = append(chosen, n)
+					}
+				}
+				sel.tasks = append(sel.tasks, chosen...)
+				if len(chosen) == *ds.NTasks {
+					sel.note = fmt.Sprintf("n_tasks %d of the %d tasks config.json names, taken in the dataset's order; the trial folders show which: %s", *ds.NTasks, len(named), quoteList(chosen))
+				} else {
+					sel.exact = false
+					sel.why = fmt.Sprintf("n_tasks %d of the %d tasks it names, taken in the dataset's order", *ds.NTasks, len(named))
+				}
+			}
+		} else {
+			sel.usesFolders = true
+			var chosen []string
+			for _, n := range ran {
+				if ds.Selects(n) {
+					chosen = append(chosen, n)
+				}
+			}
+			sel.tasks = append(sel.tasks, chosen...)
+			var how []string
+			if len(ds.TaskNames) > 0 {
+				how = append(how, "task_names patterns "+quoteList(ds.TaskNames))
+			}
+			if len(ds.ExcludeTaskNames) > 0 {
+				how = append(how, "exclude_task_names "+quoteList(ds.ExcludeTaskNames))
+			}
+			if ds.NTasks != nil {
+				how = append(how, "n_tasks "+strconv.Itoa(*ds.NTasks))
+			}
+			sel.why = strings.Join(how, " and ")
+			// Harbor takes at most n_tasks: when the folders ran that many
+			// selected tasks, they are the ones.
+			if ds.NTasks != nil && len(chosen) == *ds.NTasks {
+				sel.note = fmt.Sprintf("the dataset's tasks are selected by %s; the trial folders show which %d: %s", sel.why, *ds.NTasks, quoteList(chosen))
+			} else {
+				sel.exact = false
+			}
+		}
+	}
+	return sel, len(sel.tasks) > 0
+}
+
+// configSlots enumerates n_attempts × tasks × agents as Harbor does
+// (Job._init_trial_configs), over the tasks configTasks lists. ok is false
+// when the tasks cannot be listed.
+func (j *job) configSlots() ([]*slot, taskSelection, bool, error) {
+	c := j.config
+	sel, ok := j.configTasks()
+	if !ok {
+		return nil, sel, false, nil
+	}
+	tasks := sel.tasks
 	var raw map[string]any
 	if err := json.Unmarshal(c.Raw, &raw); err != nil {
-		return nil, false, err
+		return nil, sel, false, err
 	}
 	rawAgents, _ := raw["agents"].([]any)
 	var slots []*slot
@@ -349,7 +551,7 @@ func (j *job) configSlots() ([]*slot, bool, error) {
 			}
 		}
 	}
-	return slots, true, nil
+	return slots, sel, true, nil
 }
 
 // folderSlots is one slot per trial folder, for a job whose planned set
@@ -416,6 +618,7 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 			continue
 		}
 		matched, planned := false, 0
+		var held []*slot
 		for _, s := range slots {
 			if slotMatches(s, key, t, j.lock != nil) {
 				planned++
@@ -424,9 +627,14 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 					matched = true
 					break
 				}
+				held = append(held, s)
 			}
 		}
 		if matched {
+			continue
+		}
+		if skipped, ok := resumed(t, held); ok {
+			d.Skipped = append(d.Skipped, skipped)
 			continue
 		}
 		if planned > 0 {
@@ -435,6 +643,52 @@ func (j *job) assign(slots []*slot, d *Draft) error {
 		return j.mismatch(t, file, slots)
 	}
 	return nil
+}
+
+// resumed settles a folder that finds every slot it matches held: when
+// Harbor resumes a job it skips a trial folder whose result.json is empty
+// or does not parse (Job._maybe_init_existing_job: "Skipping existing
+// trial directory … because result.json …"), keeps it on disk and runs
+// the trial again in a new folder. Of the two, the folder Harbor counts
+// takes the slot — one whose result parses, else the rerun still running
+// (no result.json) — and the skipped one is left out with Harbor's
+// reason. ok is false when neither folder is such a skipped one.
+func resumed(t *trialDir, held []*slot) (DraftSkip, bool) {
+	rank := func(f *trialDir) int {
+		switch {
+		case f.unparsed != "":
+			return 0
+		case !f.finished:
+			return 1
+		}
+		return 2
+	}
+	// Which of the folders of the same inputs is the rerun of which is
+	// not recorded, so the reason names them all.
+	skip := func(old *trialDir) DraftSkip {
+		var rels []string
+		for _, s := range held {
+			rels = append(rels, s.folder.rel)
+		}
+		return DraftSkip{old.rel, fmt.Sprintf("Harbor skipped it when it resumed the job (%s) and ran the trial again in a new folder; the draft takes the job's %d planned trial(s) with these inputs from %s",
+			old.unparsed, len(held), strings.Join(rels, ", "))}
+	}
+	if rank(t) == 0 {
+		for _, s := range held {
+			if rank(s.folder) > 0 {
+				return skip(t), true
+			}
+		}
+		return DraftSkip{}, false
+	}
+	for _, s := range held {
+		if rank(s.folder) == 0 {
+			old := s.folder
+			s.folder = t
+			return skip(old), true
+		}
+	}
+	return DraftSkip{}, false
 }
 
 func slotMatches(s *slot, key string, t *trialDir, byLock bool) bool {

@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/tuneplane/tpctl/attempt"
 	"github.com/tuneplane/tpctl/outcome"
@@ -73,6 +72,12 @@ func (Producer) Draft(_ context.Context, root string, opts producers.DraftOption
 	if dg := d.Plan.Protocol.DatasetDigest; d.DatasetProposed {
 		out.Proposed = append(out.Proposed, producers.Proposal{Pointer: "/protocol/dataset_digest", Value: dg, Rule: plandraft.DatasetRule})
 	}
+	for _, pr := range d.Proposed {
+		out.Proposed = append(out.Proposed, producers.Proposal{Pointer: pr.Pointer, Value: pr.Value, Rule: pr.Rule})
+	}
+	for _, u := range d.Unknown {
+		out.Unknown = append(out.Unknown, producers.Unknown{Category: u.Category, Pointer: u.Pointer, Example: u.Example})
+	}
 	return out, nil
 }
 
@@ -83,17 +88,7 @@ func (Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.Job
 	if err != nil || facts == nil {
 		return nil, err
 	}
-	c := &producers.JobCheck{Facts: facts}
-	if facts.Planned < 0 || facts.Planned == plan.Trials {
-		return c, nil
-	}
-	pairs := make([]string, len(facts.Pairs))
-	for i, p := range facts.Pairs {
-		pairs[i] = p.String()
-	}
-	c.Differs = fmt.Sprintf("the plan lists %d trials but the job (%s, its %s) planned %d for %s; plan init --root drafts every planned trial",
-		plan.Trials, strings.Join(facts.Jobs, ", "), facts.Source, facts.Planned, strings.Join(pairs, ", "))
-	return c, nil
+	return &producers.JobCheck{Facts: facts, Differs: facts.Differs(root, plan.Trials, plan.Tasks, plan.TaskDirs)}, nil
 }
 
 // plural is "1 trial", "2 trials", "1,000 trials": the words of
