@@ -268,3 +268,31 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+// TestDocsInSync: docs/outcomes.md's lm-eval table lists the code's rules
+// in order, and every reason code.
+func TestDocsInSync(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/outcomes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "## lm-eval (`"+RulesVersion+"`)")
+	if !ok {
+		t.Fatalf("docs/outcomes.md has no section for %s", RulesVersion)
+	}
+	var rows []string
+	for _, line := range strings.Split(section, "\n") {
+		if !strings.HasPrefix(line, "| L") {
+			continue
+		}
+		cells := strings.Split(strings.Trim(line, "|"), "|")
+		rows = append(rows, strings.Trim(strings.TrimSpace(cells[2]), "`")+" "+strings.Trim(strings.TrimSpace(cells[3]), "`"))
+	}
+	var want []string
+	for _, r := range Table() {
+		want = append(want, r.Status+" "+r.Reason)
+	}
+	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
+		t.Errorf("docs/outcomes.md's lm-eval table:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))
+	}
+}
