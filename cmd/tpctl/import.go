@@ -146,7 +146,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		if err != nil {
 			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
 		}
-		printSummary(a, res.Manifest, res.Dir, &facts.Cost)
+		printSummary(a, res.Manifest, res.Dir, facts)
 		printHarborNumbers(a, res)
 		printProducerNumbers(a, res)
 		if traceNote != "" {

@@ -23,6 +23,9 @@ import (
 type roundFacts struct {
 	Cost   snapshot.Cost
 	Triage snapshot.Triage
+	// Population is a limited run's planned set beside the dataset's
+	// ("10 of 2,376 documents of the split"), "" otherwise.
+	Population string
 }
 
 // readRoundFacts sums the cost and gathers the triage of an opened
@@ -38,6 +41,9 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 		f.Triage.Add(t)
 	}
 	f.Cost = cs.Cost()
+	if p := s.Plan(); p != nil {
+		f.Population = population(p.Settings, len(p.Trials))
+	}
 	return f, nil
 }
 

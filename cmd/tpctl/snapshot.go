@@ -178,7 +178,7 @@ func runSnapshotShow(a *app, dir string) error {
 		}{m, facts.Cost, m.SuccessRateBounds()})
 	}
 	a.page()
-	printSummary(a, m, dir, &facts.Cost)
+	printSummary(a, m, dir, facts)
 	for _, h := range heads {
 		cut := ""
 		if h.Truncated {

@@ -11,9 +11,14 @@ import (
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
-// printSummary writes the human summary of a round; cost, when not nil, adds
-// what it cost.
-func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost) {
+// printSummary writes the human summary of a round; facts, when not nil,
+// add what it cost and, for a limited run, the documents it planned of the
+// split's.
+func printSummary(a *app, m *snapshot.Manifest, dir string, facts *roundFacts) {
+	var cost *snapshot.Cost
+	if facts != nil {
+		cost = &facts.Cost
+	}
 	st := a.io.Styles()
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
@@ -49,6 +54,9 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost)
 	row("counts", fmt.Sprintf("expected %s · success %s · failure %s · infra_error %s · unscored %s · missing %s",
 		count(c.Expected), count(c.Success), count(c.Failure), count(c.InfraError), count(c.Unscored), count(c.Missing)))
 	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored", count(c.Scored()))))
+	if facts != nil && facts.Population != "" {
+		row("  of", termsafe.Escape(facts.Population))
+	}
 	clusteredRow(row, m.Statistics)
 	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
 		row("  bounds", boundsText(b))
