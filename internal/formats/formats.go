@@ -57,7 +57,7 @@ var LMEval = []Revision{
 		Commit:  "4e7e0d47f33bc71070c1d38394bafbb52b117163",
 		Name:    "0.4.13.dev0",
 		Date:    "2026-08-21",
-		Summary: "results_<ts>.json (n-samples, configs, task_hashes, model_name); samples_<task>_<ts>.jsonl (doc_id, filter, metrics, doc/prompt/target hashes)",
+		Summary: "plans name lm_eval_version 0.4.13.x (+git_hash); results_<ts>.json (n-samples, configs, task_hashes, model_name); samples_<task>_<ts>.jsonl (doc_id, filter, metrics, doc/prompt/target hashes)",
 	},
 }
 
