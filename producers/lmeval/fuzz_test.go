@@ -92,3 +92,24 @@ func FuzzReadSamples(f *testing.F) {
 		}
 	})
 }
+
+// FuzzLocator: an attempt locator either parses into a file, a document
+// and a score that Locator writes back byte for byte, or is refused.
+func FuzzLocator(f *testing.F) {
+	f.Add("m/samples_t_2026-01-01T00-00-00.jsonl#3/acc/none")
+	f.Add("m/s.jsonl#0/exact_match/strict~1match")
+	f.Add("m/s.jsonl#12/a~0b/maj@64")
+	f.Add("m/s.jsonl#x//")
+	f.Fuzz(func(t *testing.T, loc string) {
+		file, doc, sc, err := ParseLocator(loc)
+		if err != nil {
+			return
+		}
+		if back := Locator(file, doc, sc); back != loc {
+			// Only a non-canonical escape ("~2", a lone "~") may differ.
+			if _, d2, sc2, err := ParseLocator(back); err != nil || d2 != doc || sc2 != sc {
+				t.Fatalf("%q → %q, %d, %+v → %q", loc, file, doc, sc, back)
+			}
+		}
+	})
+}
