@@ -31,13 +31,22 @@ type Proposal struct {
 const maxFromNamed = 3
 
 // proposeDigests proposes the verifier, environment and harness digests
-// of the chosen trials from the job's own files (JobRule): the task
+// of the chosen trials from the job's own files (JobRule), when every one
+// comes from a job lock: the task
 // folders the job lock names, found under root (or above the job folder)
 // and checked against the lock's task digest, the lock's Harbor commit
 // and the trials' agent and environment settings. A digest whose inputs
 // cannot all be read keeps its placeholder, and a warning says why and how
 // to set it.
 func proposeDigests(root string, chosen []*slot, p *planfile.Plan, d *Draft) {
+	// Only a job lock names the task folders and the Harbor commit: a job
+	// without one keeps the placeholders, whose commands say how to fill
+	// them, without a warning for each.
+	for _, s := range chosen {
+		if s.job.lock == nil {
+			return
+		}
+	}
 	ctx := context.Background()
 	tasks, why := taskFolders(root, chosen, p.Source.Revision)
 	// A file is named relative to --root ("../../tasks/x/tests" for tasks
