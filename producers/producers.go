@@ -90,6 +90,9 @@ type DraftOptions struct {
 	// log per task × model); Scorer names the primary scorer of a run
 	// with several. A producer without such choices ignores them.
 	Task, Log, Scorer string
+	// Metric and Filter pick the metric and filter an lm-eval task is
+	// judged by, when it has several.
+	Metric, Filter string
 }
 
 // Draft is a drafted import plan and what plan init says about it.
@@ -150,6 +153,9 @@ type PlannedSet struct {
 	// TaskDirs are up to MaxTaskDirs attempt locators of each task, for a
 	// producer to name the plan's tasks as its own files do.
 	TaskDirs map[string][]string
+	// Settings are the plan's settings (lm-eval: the metric and filter
+	// the plan judges by).
+	Settings map[string]any
 }
 
 // MaxTaskDirs bounds PlannedSet.TaskDirs per task.

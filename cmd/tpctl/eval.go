@@ -335,7 +335,7 @@ func printEvalResult(a *app, r *evalrun.Result) error {
 			Skipped     []importer.Warning `json:"skipped_trajectories"`
 		}{"eval_run", r.Manifest, r.Snapshot, r.Out, r.Complete(), r.Planned, r.Started, r.NotRun, r.Errors, interrupted, r.Import.Warnings, r.Import.Skipped})
 	}
-	printSummary(a, r.Manifest, r.Snapshot, nil, "")
+	printSummary(a, r.Manifest, r.Snapshot, nil)
 	st := a.io.Styles()
 	w := a.io.Out
 	for _, e := range r.Errors {

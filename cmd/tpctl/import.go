@@ -75,9 +75,16 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		}
 	}
 	opts := importer.Options{Producers: a.producers(), PlanPath: o.Plan, Root: o.Root, Out: o.Out, AllowUnverifiedFormat: o.AllowUnverifiedFormat, Strict: o.Strict, Scanner: a.secrets.scanner()}
-	var err error
-	if opts.Transcripts, err = transcriptOptions(o.TraceLimit, o.Redactors); err != nil {
-		return err
+	traceLimit, traceNote, err := o.TraceLimit, "", error(nil)
+	if traceLimit == 0 {
+		if traceLimit, traceNote, err = lmevalTraceDefault(o.Plan, o.Redactors); err != nil {
+			return err
+		}
+	}
+	if traceLimit > 0 || traceNote == "" { // an lm-eval default of 0 is bodies off, said in the note
+		if opts.Transcripts, err = transcriptOptions(traceLimit, o.Redactors); err != nil {
+			return err
+		}
 	}
 	// Credentials are checked before any work, so a missing variable
 	// fails fast; the upload itself happens only after the save.
@@ -144,9 +151,12 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 		if err != nil {
 			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
 		}
-		printSummary(a, res.Manifest, res.Dir, &facts.Cost, facts.Scope)
+		printSummary(a, res.Manifest, res.Dir, facts)
 		printHarborNumbers(a, res)
 		printProducerNumbers(a, res)
+		if traceNote != "" {
+			fmt.Fprintf(a.io.Out, "%s\n", traceNote)
+		}
 		st := a.io.Styles()
 		// A big job can carry thousands of warnings of one kind (e.g.
 		// dir_missing): show the first few of each code and count the rest;
@@ -297,9 +307,20 @@ func harborJob(res *importer.Result) *plandraft.JobFacts {
 }
 
 // printProducerNumbers shows another producer's own figures beside
-// tpctl's, as the producer words them (Inspect: its header's counts and
-// metrics, and why they differ).
+// tpctl's, as the producer words them, with why they differ (Inspect: its
+// header's counts and metrics; lm-eval: its results file's figures set
+// beside tpctl's counts). Harbor's are printHarborNumbers'.
 func printProducerNumbers(a *app, res *importer.Result) {
+	if b, ok := res.Job.(besider); ok {
+		for i, l := range b.Beside(res.Manifest.Counts) {
+			if i == 0 {
+				fmt.Fprintf(a.io.Out, "producer      %s\n", termsafe.Escape(l))
+			} else {
+				fmt.Fprintf(a.io.Out, "  %s\n", termsafe.Escape(l))
+			}
+		}
+		return
+	}
 	if l, ok := otherJob(res).(interface{ Lines() []string }); ok {
 		for _, line := range l.Lines() {
 			fmt.Fprintln(a.io.Out, termsafe.Escape(line))

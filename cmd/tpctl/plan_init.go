@@ -16,6 +16,7 @@ import (
 	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 	"github.com/tuneplane/tpctl/producers/inspect"
+	"github.com/tuneplane/tpctl/producers/lmeval"
 )
 
 // planInitOptions are the resolved inputs of `tpctl plan init`.
@@ -24,8 +25,10 @@ type planInitOptions struct {
 	Agent, Model, Split string
 	// From names the producer whose output --root holds ("" detects it).
 	From string
-	// Task, Log and Scorer pick one Inspect log and its primary scorer.
-	Task, Log, Scorer string
+	// Task, Log, Scorer, Metric and Filter pick one Inspect log or lm-eval
+	// task and run, and what decides each sample or document: Inspect's
+	// primary scorer, lm-eval's metric and filter.
+	Task, Log, Scorer, Metric, Filter string
 }
 
 // newPlanInitCmd is tpctl plan init; runF nil is planInitRun.
@@ -35,8 +38,8 @@ func newPlanInitCmd(a *app, runF func(context.Context, *app, *planInitOptions) e
 	}
 	opts := &planInitOptions{}
 	cmd := &cobra.Command{
-		Use:   "init --root JOBDIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME]",
-		Short: "Draft an import plan from a Harbor job or an Inspect log, for review",
+		Use:   "init --root DIR [--out FILE] [--agent NAME] [--model NAME] [--split NAME] [--task NAME] [--log FILE] [--scorer NAME] [--metric NAME] [--filter NAME]",
+		Short: "Draft an import plan from a Harbor job, an Inspect log or lm-eval output, for review",
 		Long: `Init reads the Harbor job's own declaration of what it planned (the job's
 lock.json, else its config.json; the job's result.json n_total_trials as a
 cross-check) and drafts every planned trial: a finished trial with its folder,
@@ -64,6 +67,12 @@ Without a job declaration (trial folders only) init drafts one trial per
 folder with a result.json, as before, and warns that the planned set must be
 checked by hand.
 
+An lm-eval output folder (--output_path of lm_eval run with --log_samples)
+drafts one plan per task: documents 0 … n-samples.effective−1, each with its
+line of the task's samples file, or none (missing) when the file lacks it;
+--task picks the task of a run with several (--model or --log the run), and
+--metric/--filter the metric and filter it is judged by when it has several.
+
 Which producer's output --root holds is detected (--from names it when a
 folder holds several); a folder holding none of it is refused.
 
@@ -84,22 +93,26 @@ flags or an unreadable job (a corrupt lock.json, a trial folder its job did
 not plan).`,
 		Example: `  tpctl plan init --root testdata/harbor-v0.22.0/jobs/2026-09-01__10-00-00 --model gpt-5.4 --out import-plan.json
   tpctl plan init --root jobs/2026-04-08__12-00-00 --split heldout
-  tpctl plan init --root logs --log 2026-05-01T10-00-00_popularity.eval --scorer match`,
+  tpctl plan init --root logs --log 2026-05-01T10-00-00_popularity.eval --scorer match
+,
+  tpctl plan init --root lm-eval-out --task gsm8k --filter strict-match --out gsm8k-plan.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runF(cmd.Context(), a, opts)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.Root, "root", "", "Harbor job folder, or folder of Inspect logs; dirs in the plan are relative to it")
+	f.StringVar(&opts.Root, "root", "", "Harbor job folder, folder of Inspect logs, or lm-eval output folder; dirs in the plan are relative to it")
 	f.StringVar(&opts.Out, "out", "", "write the draft to this new file instead of stdout")
 	f.StringVar(&opts.Agent, "agent", "", "draft only this agent's planned trials (a job with several)")
 	f.StringVar(&opts.Model, "model", "", "draft only this model's planned trials (a job with several)")
 	f.StringVar(&opts.Split, "split", "", "the plan's split (default: the REPLACE_SPLIT placeholder)")
-	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor, inspect)")
-	f.StringVar(&opts.Log, "log", "", "Inspect: draft this log (a file directly under --root) of a folder with several")
-	f.StringVar(&opts.Task, "task", "", "Inspect: draft only the log of this task")
+	f.StringVar(&opts.From, "from", "", "the producer whose output --root holds (default: detected; harbor, inspect or lm-eval)")
+	f.StringVar(&opts.Log, "log", "", "Inspect: draft this log (a file directly under --root) of a folder with several; lm-eval: draft the run of this results file")
+	f.StringVar(&opts.Task, "task", "", "draft only this task (Inspect: its log; lm-eval: a results file with several)")
 	f.StringVar(&opts.Scorer, "scorer", "", "Inspect: the primary scorer, whose score decides each sample (a log with several)")
+	f.StringVar(&opts.Metric, "metric", "", "lm-eval: the metric a task is judged by (a task with several)")
+	f.StringVar(&opts.Filter, "filter", "", "lm-eval: the filter a task is judged under (a task with several)")
 	return cmd
 }
 
@@ -121,7 +134,7 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 		return err
 	}
 	d, err := prod.Draft(ctx, opts.Root, producers.DraftOptions{Agent: opts.Agent, Model: opts.Model, Split: opts.Split,
-		Task: opts.Task, Log: opts.Log, Scorer: opts.Scorer})
+		Task: opts.Task, Log: opts.Log, Scorer: opts.Scorer, Metric: opts.Metric, Filter: opts.Filter})
 	if err != nil {
 		if herr := inspectDraftError(err, opts.Root); herr != nil {
 			return herr
@@ -129,6 +142,8 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 		var pe *plandraft.PairsError
 		var re *plandraft.RevisionsError
 		var se *plandraft.SettingsError
+		var dup *lmeval.DuplicateError
+		var hinted interface{ Hint() string } // a wing's refusal that says what to do
 		switch {
 		case errors.As(err, &pe):
 			hint := "add the flags of one pair, e.g. tpctl plan init --root " + opts.Root + " " + pe.Pairs[0].Flags()
@@ -140,6 +155,10 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 			return findingErr(err, "give --root one job folder, or the jobs of one Harbor revision")
 		case errors.As(err, &se):
 			return findingErr(err, "draft the trials of one setting: pass --root the job that used it")
+		case errors.As(err, &dup):
+			return inputErr(err, dup.Hint())
+		case errors.As(err, &hinted):
+			return findingErr(err, hinted.Hint())
 		}
 		return inputErr(err, "give the Harbor job folder (the one holding the trial folders)")
 	}
@@ -218,7 +237,7 @@ func pickProducer(reg *producers.Registry, root, from string) (producers.Produce
 		names = append(names, outputNoun(p))
 	}
 	return nil, findingErr(fmt.Errorf("no %s under %s", joinOr(names), root),
-		"give --root the folder the evaluation wrote (a Harbor job folder, a folder of Inspect logs)")
+		"give --root the folder the evaluation wrote (a Harbor job folder, a folder of Inspect logs, or lm-eval's --output_path)")
 }
 
 // outputNoun is what a producer's output is called in "no … under DIR".
@@ -228,6 +247,8 @@ func outputNoun(p producers.Producer) string {
 		return "Harbor job"
 	case inspect.Format:
 		return "Inspect log"
+	case lmeval.Format:
+		return "lm-eval output"
 	}
 	return p.Name() + " output"
 }

@@ -4,6 +4,7 @@ import (
 	"github.com/tuneplane/tpctl/producers"
 	harborwing "github.com/tuneplane/tpctl/producers/harbor/wing"
 	"github.com/tuneplane/tpctl/producers/inspect"
+	"github.com/tuneplane/tpctl/producers/lmeval"
 )
 
 // newRegistry is the registry of the producers tpctl reads, one line per
@@ -14,6 +15,7 @@ func newRegistry() (*producers.Registry, error) {
 	return producers.NewRegistry(
 		harborwing.New(),
 		inspect.New(),
+		lmeval.New(),
 	)
 }
 

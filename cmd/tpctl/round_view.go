@@ -30,6 +30,9 @@ type roundFacts struct {
 	// Dataset is the same as data.
 	Scope   string
 	Dataset *compare.DatasetScope
+	// Population is a limited run's planned set beside the dataset's
+	// ("10 of 2,376 documents of the split"), "" otherwise.
+	Population string
 }
 
 // readRoundFacts sums the cost and gathers the triage of an opened
@@ -48,6 +51,9 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 	f.Scope = datasetScope(s.Plan())
 	if planned, size, ok := s.Plan().DatasetScope(); ok {
 		f.Dataset = &compare.DatasetScope{PlannedSamples: planned, Samples: size}
+	}
+	if p := s.Plan(); p != nil {
+		f.Population = population(p.Settings, len(p.Trials))
 	}
 	return f, nil
 }

@@ -182,7 +182,7 @@ func runSnapshotShow(a *app, dir string) error {
 		}{m, facts.Cost, m.SuccessRateBounds(), facts.Dataset})
 	}
 	a.page()
-	printSummary(a, m, dir, &facts.Cost, facts.Scope)
+	printSummary(a, m, dir, facts)
 	for _, h := range heads {
 		cut := ""
 		if h.Truncated {

@@ -11,10 +11,16 @@ import (
 	"github.com/tuneplane/tpctl/snapshot"
 )
 
-// printSummary writes the human summary of a round; cost, when not nil, adds
-// what it cost; scope, when not "", says which part of the dataset the
-// rates are over (datasetScope).
-func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost, scope string) {
+// printSummary writes the human summary of a round; facts, when not nil,
+// add what it cost and which part of the dataset the rates are over
+// (Inspect's samples of the dataset, lm-eval's documents of the split).
+func printSummary(a *app, m *snapshot.Manifest, dir string, facts *roundFacts) {
+	var cost *snapshot.Cost
+	scope := ""
+	if facts != nil {
+		cost = &facts.Cost
+		scope = facts.Scope
+	}
 	st := a.io.Styles()
 	w := a.io.Out
 	// Pad the plain key, then style it: escape sequences would otherwise
@@ -54,6 +60,9 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost,
 		over = ", over " + termsafe.Escape(scope)
 	}
 	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored%s", count(c.Scored()), over)))
+	if facts != nil && facts.Population != "" {
+		row("  of", termsafe.Escape(facts.Population))
+	}
 	clusteredRow(row, m.Statistics)
 	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
 		row("  bounds", boundsText(b))

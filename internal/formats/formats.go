@@ -69,10 +69,32 @@ const (
 	InspectMax = "0.3.260"
 )
 
+// LMEvalFormat is the source format name of lm-evaluation-harness
+// output folders (results_*.json with samples_<task>_*.jsonl).
+const LMEvalFormat = "lm-eval"
+
+// LMEval lists the lm-eval code tpctl's reader was written against. A
+// plan's source.revision is lm-eval's version as the results file records
+// it (lm_eval_version, then "+" and its git_hash); it is validated when the
+// version's release is LMEvalRelease (a .devN or .postN suffix counts as
+// its release).
+var LMEval = []Revision{
+	{
+		Commit:  "4e7e0d47f33bc71070c1d38394bafbb52b117163",
+		Name:    "0.4.13.dev0",
+		Date:    "2026-08-21",
+		Summary: "plans name lm_eval_version 0.4.13.x (+git_hash); results_<ts>.json (n-samples, configs, task_hashes, model_name); samples_<task>_<ts>.jsonl (doc_id, filter, metrics, doc/prompt/target hashes)",
+	},
+}
+
+// LMEvalRelease is the release of lm-eval's validated revision.
+const LMEvalRelease = "0.4.13"
+
 // byFormat is the validated revisions of each format tpctl imports.
 var byFormat = map[string][]Revision{
 	HarborFormat:  Harbor,
 	InspectFormat: Inspect,
+	LMEvalFormat:  LMEval,
 }
 
 // Revisions returns the validated revisions of format, oldest first, or
@@ -91,6 +113,9 @@ func Validated(format, commit string) bool {
 		lo, _ := release(InspectMin)
 		hi, _ := release(InspectMax)
 		return ok && slices.Compare(v, lo) >= 0 && slices.Compare(v, hi) <= 0
+	}
+	if format == LMEvalFormat {
+		return lmevalValidated(commit)
 	}
 	return slices.ContainsFunc(Revisions(format), func(r Revision) bool { return r.Commit == commit })
 }
@@ -127,4 +152,12 @@ func release(v string) ([]int, bool) {
 		out[i] = n
 	}
 	return out, true
+}
+
+// lmevalValidated reports whether an lm-eval revision ("0.4.13.dev0+4e7e0d4",
+// "0.4.13") is of the validated release.
+func lmevalValidated(rev string) bool {
+	v, _, _ := strings.Cut(rev, "+")
+	rest, ok := strings.CutPrefix(v, LMEvalRelease)
+	return ok && (rest == "" || strings.HasPrefix(rest, ".dev") || strings.HasPrefix(rest, ".post"))
 }
