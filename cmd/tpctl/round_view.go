@@ -41,14 +41,28 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 	return f, nil
 }
 
-// readSavedFacts opens (verifies) the snapshot at dir and reads its facts.
+// readSavedFacts verifies the snapshot at dir and reads its facts in the
+// same single read (snapshot.OpenTrials), so memory stays flat however
+// many trials the round has (issue 36: import at a million trials). The
+// facts are used only when the whole snapshot verified.
 func readSavedFacts(dir string) (*roundFacts, error) {
-	s, err := snapshot.Open(dir)
+	var f *roundFacts
+	var cs snapshot.CostSum
+	_, err := snapshot.OpenTrials(dir, func(*snapshot.Manifest, []byte) (snapshot.Visit, error) {
+		// Called again when OpenTrials falls back to Open: start over.
+		f = &roundFacts{Triage: snapshot.Triage{Examples: triageExamples}}
+		cs = snapshot.CostSum{}
+		return func(t snapshot.PlannedTrial) error {
+			cs.Add(t.Observation)
+			f.Triage.Add(t)
+			return nil
+		}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	return readRoundFacts(s)
+	f.Cost = cs.Cost()
+	return f, nil
 }
 
 // triageGroups and triageExamples bound the failures block: the rest is
