@@ -49,6 +49,10 @@ type Attempt struct {
 	// UnknownFields counts the record's fields the producer did not know
 	// (newer output than the validated revisions).
 	UnknownFields int
+	// Verifier is the verifier's own words about the attempt (its failed
+	// tests, the last lines of its output), nil when it left none; the
+	// importer masks its text by the secret gate and bounds it.
+	Verifier *snapshot.VerifierOutput
 }
 
 // Score is one named score of an attempt.

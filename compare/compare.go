@@ -527,21 +527,31 @@ func reasons(b, c *round, onlyBase, onlyCand int, diffs []checksumDiff) []Reason
 	if len(diffs) > 0 {
 		out = append(out, checksumReason(diffs))
 	}
-	for _, side := range []struct {
-		r    *round
-		code string
-	}{{b, ReasonBaseIncomplete}, {c, ReasonCandidateIncomplete}} {
-		r, code := side.r, side.code
-		cnt := r.manifest.Counts
-		switch {
-		case cnt.Expected == 0:
-			add(code, "%s round plans no trials", r.which)
-		case cnt.Scored() != cnt.Expected || r.manifest.Label != snapshot.LabelClean:
-			add(code, "%s round is %s: %d of %d planned trials are not scored (%d unscored, %d infra_error, %d missing)",
-				r.which, r.manifest.Label, cnt.Expected-cnt.Scored(), cnt.Expected, cnt.Unscored, cnt.InfraError, cnt.Missing)
+	for _, side := range []struct{ r *round }{{b}, {c}} {
+		if r := Incomplete(side.r.which, side.r.manifest.Label, side.r.manifest.Counts); r != nil {
+			out = append(out, *r)
 		}
 	}
 	return out
+}
+
+// Incomplete is the comparability reason for one side (SideBase or
+// SideCandidate) that plans no trials or is not clean — some planned
+// trial is not scored — and nil for a clean side. gate's baseline rule
+// uses it too, so both say the same words.
+func Incomplete(which, label string, cnt snapshot.Counts) *Reason {
+	code := ReasonBaseIncomplete
+	if which == SideCandidate {
+		code = ReasonCandidateIncomplete
+	}
+	switch {
+	case cnt.Expected == 0:
+		return &Reason{Code: code, Message: fmt.Sprintf("%s round plans no trials", which)}
+	case cnt.Scored() != cnt.Expected || label != snapshot.LabelClean:
+		return &Reason{Code: code, Message: fmt.Sprintf("%s round is %s: %d of %d planned trials are not scored (%d unscored, %d infra_error, %d missing)",
+			which, label, cnt.Expected-cnt.Scored(), cnt.Expected, cnt.Unscored, cnt.InfraError, cnt.Missing)}
+	}
+	return nil
 }
 
 // checksumReason says how many and which matched trials ran different

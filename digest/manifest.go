@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,15 +46,36 @@ func HarborVerifier(ctx context.Context, tasks map[string]string) (Digest, error
 
 // HarborEnvironment is the environment digest of a Harbor job: the
 // manifest of the dir digest of each task's environment/ folder (its
-// Dockerfile or compose file and what they copy) and, as "config", the
-// json digest of the environment configuration every planned trial ran
-// with (the job lock's trials[].environment).
+// Dockerfile or compose file and what they copy) — for a task without
+// one, the file digest of its task.toml, which then names the prebuilt
+// image — and, as "config", the json digest of the environment
+// configuration every planned trial ran with (the job lock's
+// trials[].environment).
 func HarborEnvironment(ctx context.Context, tasks map[string]string, config json.RawMessage) (Digest, error) {
 	c, err := JSON(config)
 	if err != nil {
 		return Digest{}, fmt.Errorf("the environment configuration: %w", err)
 	}
 	return perTask(ctx, tasks, "environment", map[string]string{"config": c.String()})
+}
+
+// HarborEnvironmentFiles names, per task, what HarborEnvironment hashes
+// for it: "environment" or "task.toml".
+func HarborEnvironmentFiles(tasks map[string]string) map[string]string {
+	out := map[string]string{}
+	for name, dir := range tasks {
+		out[name] = envSource(dir)
+	}
+	return out
+}
+
+// envSource is the folder or file of a task its environment digest
+// covers: environment/ when the task has one, else task.toml.
+func envSource(taskDir string) string {
+	if fi, err := os.Lstat(filepath.Join(taskDir, "environment")); err == nil && fi.IsDir() {
+		return "environment"
+	}
+	return "task.toml"
 }
 
 // HarborHarness is the harness digest of a Harbor job: the manifest of
@@ -88,7 +110,13 @@ func perTask(ctx context.Context, tasks map[string]string, sub string, extra map
 		if _, clash := extra[name]; clash || name == "rules" {
 			return Digest{}, fmt.Errorf("task %q has the name of a manifest member", name)
 		}
-		d, err := DirContext(ctx, filepath.Join(tasks[name], sub), DirOptions{})
+		var d Digest
+		var err error
+		if sub == "environment" && envSource(tasks[name]) == "task.toml" {
+			d, err = FileContext(ctx, filepath.Join(tasks[name], "task.toml"))
+		} else {
+			d, err = DirContext(ctx, filepath.Join(tasks[name], sub), DirOptions{})
+		}
 		if err != nil {
 			return Digest{}, fmt.Errorf("task %q: %w", name, err)
 		}

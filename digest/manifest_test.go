@@ -71,6 +71,26 @@ func TestManifestIsTheHandRecipe(t *testing.T) {
 		t.Errorf("harness %s, by hand %s", h, want)
 	}
 
+	// A task without environment/ contributes its task.toml.
+	bare := filepath.Join(dir, "bare")
+	if err := os.MkdirAll(filepath.Join(bare, "tests"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bare, "task.toml"), []byte("[environment]\ndocker_image = \"x@sha256:00\"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eb, err := HarborEnvironment(ctx, map[string]string{"bare": bare}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tomlDigest, _ := File(filepath.Join(bare, "task.toml"))
+	if want := byHand(fmt.Sprintf(`{"rules":"tpctl-digest/1","config":"%s","bare":"%s"}`, byHand(`{"kwargs":{},"type":"docker"}`), tomlDigest)); eb.String() != want {
+		t.Errorf("environment of a task without environment/: %s, by hand %s", eb, want)
+	}
+	if f := HarborEnvironmentFiles(map[string]string{"bare": bare, "fix-git": tasks["fix-git"]}); f["bare"] != "task.toml" || f["fix-git"] != "environment" {
+		t.Errorf("environment files %v", f)
+	}
+
 	// Refusals: a missing tests/ folder, a task named like a member, a
 	// commit that is not one.
 	if _, err := HarborVerifier(ctx, map[string]string{"x": filepath.Join(dir, "nowhere")}); err == nil || !strings.Contains(err.Error(), `task "x"`) {

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/internal/suggest"
 	"github.com/tuneplane/tpctl/round"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -179,26 +180,7 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		v.Rules = append(v.Rules, r)
 	}
 	if p.MinSuccessRate != nil {
-		min := *p.MinSuccessRate
-		r := Rule{Rule: RuleMinSuccess, Threshold: min, Interval: cs.SuccessRateCI95Clustered}
-		switch ci := cs.SuccessRateCI95Clustered; {
-		case ci == nil:
-			r.Outcome = OutcomeNoEvidence
-			why := tooFew(cs.SuccessRateCI95ClusteredNull)
-			r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; %s)",
-				pct(min), c.Scored(), cs.Tasks, why)
-		default:
-			lo := ci[0]
-			r.Value = &lo
-			r.Outcome = OutcomePass
-			cmp := "≥"
-			if lo < min {
-				r.Outcome, cmp = OutcomeFail, "<"
-			}
-			r.Message = fmt.Sprintf("min_success_rate %s: success rate %s (%d/%d), 95%% interval [%s, %s]; lower bound %s %s %s",
-				pct(min), pct(*cs.SuccessRate), c.Success, c.Scored(), pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min))
-		}
-		v.Rules = append(v.Rules, r)
+		v.Rules = append(v.Rules, minSuccess(*p.MinSuccessRate, p.UnscoredTrials, cs))
 	}
 	if p.MaxInfraErrorRate != nil {
 		max := *p.MaxInfraErrorRate
@@ -215,7 +197,16 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		v.Rules = append(v.Rules, maxCost(*p.MaxCostUSD, cand.CostOf(skip)))
 	}
 	if p.NonInferiorityMargin != nil && base != nil {
-		v.Rules = append(v.Rules, nonInferiority(*p.NonInferiorityMargin, base, cand, skip))
+		var incomplete []string
+		for _, sd := range []struct {
+			which string
+			s     round.Summary
+		}{{compare.SideBase, v.Baseline.Summary}, {compare.SideCandidate, cs}} {
+			if r := compare.Incomplete(sd.which, sd.s.Label, sd.s.Counts); r != nil {
+				incomplete = append(incomplete, r.Message)
+			}
+		}
+		v.Rules = append(v.Rules, nonInferiority(*p.NonInferiorityMargin, base, cand, skip, incomplete, p.AllowDegraded))
 	}
 	v.Pass = true
 	for _, r := range v.Rules {
@@ -224,6 +215,50 @@ func Judge(p *Policy, policyFile string, cand, base *round.Round) (*Verdict, err
 		}
 	}
 	return v, nil
+}
+
+// minSuccess judges min_success_rate on the lower bound of the
+// task-clustered 95% interval: of the rate over scored trials on a clean
+// round, and on a degraded one of the worst case — every planned trial not
+// scored counted as failed (the Manski lower bound) — unless the policy
+// says unscored_trials: leave_out.
+func minSuccess(min float64, unscored string, cs round.Summary) Rule {
+	c := cs.Counts
+	r := Rule{Rule: RuleMinSuccess, Threshold: min}
+	notScored := c.Expected - c.Scored()
+	worst := notScored > 0 && unscored != UnscoredLeftOut
+	ci, null := cs.SuccessRateCI95Clustered, cs.SuccessRateCI95ClusteredNull
+	if worst {
+		ci, null = cs.WorstCaseCI95Clustered, cs.WorstCaseCI95ClusteredNull
+	}
+	r.Interval = ci
+	if ci == nil {
+		r.Outcome = OutcomeNoEvidence
+		r.Message = fmt.Sprintf("min_success_rate %s: not enough evidence — the 95%% interval cannot be computed (%d scored trials in %d tasks; %s)",
+			pct(min), c.Scored(), cs.Tasks, tooFew(null))
+		return r
+	}
+	lo := ci[0]
+	r.Value = &lo
+	r.Outcome = OutcomePass
+	cmp := "≥"
+	if lo < min {
+		r.Outcome, cmp = OutcomeFail, "<"
+	}
+	switch {
+	case worst:
+		b := cs.SuccessRateBounds
+		r.Message = fmt.Sprintf("min_success_rate %s: worst case %s (%d/%d, with %d not scored counted as failed), 95%% interval [%s, %s]; lower bound %s %s %s (over scored trials: %s, %d/%d; best case %s; unscored_trials: leave_out judges the scored trials only)",
+			pct(min), pct(b.WorstCase), c.Success, c.Expected, notScored, pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min), pctOr(cs.SuccessRate), c.Success, c.Scored(), pct(b.BestCase))
+	default:
+		r.Message = fmt.Sprintf("min_success_rate %s: success rate %s (%d/%d), 95%% interval [%s, %s]; lower bound %s %s %s",
+			pct(min), pct(*cs.SuccessRate), c.Success, c.Scored(), pct(ci[0]), pct(ci[1]), pct(lo), cmp, pct(min))
+		if notScored > 0 {
+			b := cs.SuccessRateBounds
+			r.Message += fmt.Sprintf(" (over scored trials only, unscored_trials: leave_out; worst–best case %s–%s with the %d not scored)", pct(b.WorstCase), pct(b.BestCase), notScored)
+		}
+	}
+	return r
 }
 
 // maxCost judges the known spend of every attempt, retries included,
@@ -261,7 +296,10 @@ func maxCost(max float64, c snapshot.Cost) Rule {
 	return r
 }
 
-func nonInferiority(margin float64, base, cand *round.Round, skip func(string) bool) Rule {
+// nonInferiority judges the baseline rule. incomplete are compare's
+// reasons for a degraded side (over the tasks not quarantined): the pair
+// is not comparable then, as compare says, unless allowDegraded.
+func nonInferiority(margin float64, base, cand *round.Round, skip func(string) bool, incomplete []string, allowDegraded bool) Rule {
 	r := Rule{Rule: RuleNonInferior, Threshold: margin}
 	pr := round.Pair(base, cand, skip)
 	name := fmt.Sprintf("baseline.non_inferiority_margin %s", pct(margin))
@@ -277,6 +315,10 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 		r.Outcome = OutcomeNotComparable
 		r.Message = fmt.Sprintf("%s: the rounds are not comparable: %d trial(s) ran different Harbor task content (task_checksum differs), e.g. %s",
 			name, len(pr.ChecksumDiffers), strings.Join(pr.ChecksumDiffers[:min(3, len(pr.ChecksumDiffers))], ", "))
+	case len(incomplete) > 0 && !allowDegraded:
+		r.Outcome = OutcomeNotComparable
+		r.Message = fmt.Sprintf("%s: the rounds are not comparable, as tpctl compare says: %s; the trials scored in both would be a selected subset (crashes are rarely independent of difficulty), so the rule does not judge them — rerun the missing trials, or set baseline.allow_degraded: true to judge them anyway",
+			name, strings.Join(incomplete, "; "))
 	case pr.Paired == nil || pr.Paired.CI95 == nil:
 		r.Outcome = OutcomeNoEvidence
 		trials, tasks := 0, 0
@@ -298,6 +340,9 @@ func nonInferiority(margin float64, base, cand *round.Round, skip func(string) b
 		}
 		r.Message = fmt.Sprintf("%s: paired delta %s over %d trials in %d tasks, 95%% interval [%s, %s]; lower bound %s %s −%s",
 			name, signedPct(p.Delta), p.Trials, p.Tasks, signedPct(p.CI95[0]), signedPct(p.CI95[1]), signedPct(lo), cmp, pct(margin))
+		if len(incomplete) > 0 {
+			r.Message += fmt.Sprintf(" (judged although not comparable, baseline.allow_degraded: %s; over the trials scored in both rounds only, which lean to the tasks that did not crash)", strings.Join(incomplete, "; "))
+		}
 		if r.Outcome == OutcomeFail && len(pr.Regressed) > 0 {
 			var names []string
 			for _, t := range pr.Regressed[:min(maxListedInRule, len(pr.Regressed))] {
@@ -332,6 +377,14 @@ func pct(x float64) string {
 	s := fmt.Sprintf("%.1f", 100*x)
 	s = strings.TrimSuffix(s, ".0")
 	return s + "%"
+}
+
+// pctOr is pct of x, or "n/a" when there is none.
+func pctOr(x *float64) string {
+	if x == nil {
+		return "n/a"
+	}
+	return pct(*x)
 }
 
 func signedPct(x float64) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/compare/comparetest"
 	"github.com/tuneplane/tpctl/gate"
 	"github.com/tuneplane/tpctl/round"
@@ -29,7 +30,7 @@ func TestParsePolicy(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
 		{"min_sucess_rate: 0.5\n", `p.yaml:1: unknown key "min_sucess_rate" (did you mean "min_success_rate"?)`},
 		{"require: clean\nbaseline:\n  non_inferiority: 0.1\n", `p.yaml:3: unknown key "baseline.non_inferiority" (did you mean "baseline.non_inferiority_margin"?)`},
-		{"colour: red\n", `unknown key "colour" (known keys: require, min_success_rate, max_infra_error_rate, max_cost_usd, baseline, quarantine)`},
+		{"colour: red\n", `unknown key "colour" (known keys: require, min_success_rate, unscored_trials, max_infra_error_rate, max_cost_usd, baseline, quarantine)`},
 		{"min_success_rate: 50\n", `p.yaml:1: min_success_rate must be a number from 0 to 1, got "50"`},
 		{"min_success_rate: '0.5'\n", `min_success_rate must be a number from 0 to 1`},
 		{"require: always\n", `require must be "clean" or "any"`},
@@ -40,6 +41,9 @@ func TestParsePolicy(t *testing.T) {
 		{"require: clean\nquarantine: [a, a]\n", `task "a" is quarantined twice`},
 		{"require: clean\nquarantine: [1]\n", `quarantine entries must be task names`},
 		{"baseline: {}\n", `baseline sets no rule`},
+		{"baseline: {allow_degraded: true}\n", `baseline sets no rule`},
+		{"baseline: {non_inferiority_margin: 0.1, allow_degraded: yes}\n", `baseline.allow_degraded must be true or false, got "yes"`},
+		{"min_success_rate: 0.5\nunscored_trials: zero\n", `unscored_trials must be "count_as_failed"`},
 		{"require: [\n", `is not valid YAML`},
 	} {
 		_, err := gate.ParsePolicy("p.yaml", []byte(tc.in))
@@ -140,8 +144,13 @@ func TestJudge(t *testing.T) {
 			gate.RuleNonInferior: "fail|paired delta −40%",
 		}},
 		{"degraded fails", full, degraded, base, false, map[string]string{
-			gate.RuleRequire:  "fail|3 of 60 planned trials are not scored (3 infra_error, 0 unscored, 0 missing)",
-			gate.RuleMaxInfra: "fail|3 of 60 planned trials are infra_error (5% > 2%)",
+			gate.RuleRequire:     "fail|3 of 60 planned trials are not scored (3 infra_error, 0 unscored, 0 missing)",
+			gate.RuleMaxInfra:    "fail|3 of 60 planned trials are infra_error (5% > 2%)",
+			gate.RuleNonInferior: "not_comparable|as tpctl compare says: candidate round is degraded: 3 of 60 planned trials are not scored (0 unscored, 3 infra_error, 0 missing)",
+		}},
+		{"degraded baseline, allowed", policy(t, "baseline: {non_inferiority_margin: 0.05, allow_degraded: true}\n"), better, degraded, true, nil},
+		{"degraded baseline", policy(t, "baseline: {non_inferiority_margin: 0.05}\n"), better, degraded, false, map[string]string{
+			gate.RuleNonInferior: "not_comparable|base round is degraded: 3 of 60",
 		}},
 		{"other protocol", full, other, base, false, map[string]string{
 			gate.RuleNonInferior: "not_comparable|dataset_digest differs: 1111",
@@ -176,6 +185,81 @@ func TestJudge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestGateAgreesWithCompare: on a degraded pair the baseline rule is
+// not comparable with the very reason tpctl compare gives, unless the
+// policy allows it; then it judges, and says what it judged.
+func TestGateAgreesWithCompare(t *testing.T) {
+	base := grid(t, "base", 20, 3, func(i, r int) string { return verdict((i*3+r)%5 < 3) }, comparetest.Spec{})
+	degraded := grid(t, "degraded", 20, 3, func(i, r int) string {
+		if i < 3 && r == 0 {
+			return "infra_error"
+		}
+		return verdict((i*3+r)%5 < 3)
+	}, comparetest.Spec{})
+	cr, err := compare.Rounds(context.Background(), base.Dir, degraded.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cr.Comparable || len(cr.Reasons) != 1 {
+		t.Fatalf("compare: comparable %v, reasons %+v", cr.Comparable, cr.Reasons)
+	}
+	v, err := gate.Judge(policy(t, "baseline: {non_inferiority_margin: 0.05}\n"), "p.yaml", degraded, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ruleOf(v, gate.RuleNonInferior)
+	if v.Pass || r.Outcome != gate.OutcomeNotComparable || !strings.Contains(r.Message, cr.Reasons[0].Message) || r.Interval != nil {
+		t.Errorf("rule = %+v, want not_comparable with compare's reason %q", r, cr.Reasons[0].Message)
+	}
+	v, err = gate.Judge(policy(t, "baseline: {non_inferiority_margin: 0.05, allow_degraded: true}\n"), "p.yaml", degraded, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = ruleOf(v, gate.RuleNonInferior)
+	if !v.Pass || r.Interval == nil || !strings.Contains(r.Message, "judged although not comparable") || !strings.Contains(r.Message, cr.Reasons[0].Message) {
+		t.Errorf("allowed: pass %v, rule = %+v", v.Pass, r)
+	}
+}
+
+// TestMinSuccessWorstCase: on a degraded round min_success_rate is judged
+// on the worst case (every trial not scored failed) unless the policy
+// leaves them out; on a clean round both are the same.
+func TestMinSuccessWorstCase(t *testing.T) {
+	degraded := grid(t, "degraded", 20, 3, func(i, r int) string {
+		if i < 3 && r == 0 {
+			return "infra_error"
+		}
+		if i == 4 && r == 1 {
+			return "unscored"
+		}
+		return verdict((i*3+r)%5 < 4)
+	}, comparetest.Spec{})
+	clean := grid(t, "clean", 20, 3, func(i, r int) string { return verdict((i*3+r)%5 < 4) }, comparetest.Spec{})
+	judge := func(r *round.Round, p string) *gate.Rule {
+		v, err := gate.Judge(policy(t, p), "p.yaml", r, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ruleOf(v, gate.RuleMinSuccess)
+	}
+	worst := judge(degraded, "min_success_rate: 0.5\n")
+	same := judge(degraded, "min_success_rate: 0.5\nunscored_trials: count_as_failed\n")
+	left := judge(degraded, "min_success_rate: 0.5\nunscored_trials: leave_out\n")
+	if !strings.Contains(worst.Message, "worst case 73.3% (44/60, with 4 not scored counted as failed)") || *worst.Value != *same.Value {
+		t.Errorf("worst case: %+v", worst)
+	}
+	if !strings.Contains(left.Message, "success rate 78.6% (44/56)") || !strings.Contains(left.Message, "worst–best case 73.3%–80%") {
+		t.Errorf("leave_out: %s", left.Message)
+	}
+	if !(*worst.Value < *left.Value) {
+		t.Errorf("the worst case's lower bound %v is not below the scored one's %v", *worst.Value, *left.Value)
+	}
+	a, b := judge(clean, "min_success_rate: 0.5\n"), judge(clean, "min_success_rate: 0.5\nunscored_trials: leave_out\n")
+	if *a.Value != *b.Value || a.Message != b.Message || strings.Contains(a.Message, "worst") {
+		t.Errorf("clean round: %q vs %q", a.Message, b.Message)
 	}
 }
 

@@ -15,6 +15,12 @@ import (
 	"github.com/tuneplane/tpctl/internal/suggest"
 )
 
+// Values of unscored_trials.
+const (
+	UnscoredAsFailed = "count_as_failed"
+	UnscoredLeftOut  = "leave_out"
+)
+
 // Requirement values of the require rule.
 const (
 	RequireClean = "clean"
@@ -34,6 +40,15 @@ type Policy struct {
 	// NonInferiorityMargin passes when the paired 95% lower bound of
 	// candidate − baseline is at least −margin; it needs --baseline.
 	NonInferiorityMargin *float64
+	// AllowDegraded (baseline.allow_degraded) judges the baseline rule on
+	// a pair compare calls not comparable because a round is degraded,
+	// over the trials scored in both; false by default.
+	AllowDegraded bool
+	// UnscoredTrials says how min_success_rate treats planned trials that
+	// are not scored (infra_error, unscored, missing) in a degraded round:
+	// UnscoredAsFailed (the default, "" in a file that does not say)
+	// judges the worst case, UnscoredLeftOut the rate over scored trials.
+	UnscoredTrials string
 	// MaxCostUSD caps the known spend of every attempt, retries included
 	// (snapshot.Cost); most of it unknown is not enough evidence.
 	MaxCostUSD *float64
@@ -65,8 +80,8 @@ func (e *PolicyError) Error() string {
 const MaxPolicySize = 1 << 20
 
 var (
-	topKeys      = []string{"require", "min_success_rate", "max_infra_error_rate", "max_cost_usd", "baseline", "quarantine"}
-	baselineKeys = []string{"non_inferiority_margin"}
+	topKeys      = []string{"require", "min_success_rate", "unscored_trials", "max_infra_error_rate", "max_cost_usd", "baseline", "quarantine"}
+	baselineKeys = []string{"non_inferiority_margin", "allow_degraded"}
 )
 
 // LoadPolicy reads and strictly parses a policy file.
@@ -119,6 +134,11 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 			p.Require = v.Value
 		case "min_success_rate":
 			p.MinSuccessRate, err = rate(v, k.Value, fail)
+		case "unscored_trials":
+			if v.Kind != yaml.ScalarNode || (v.Value != UnscoredAsFailed && v.Value != UnscoredLeftOut) {
+				return nil, fail(v, "", "unscored_trials must be %q (judge min_success_rate on the worst case) or %q (on the scored trials only)", UnscoredAsFailed, UnscoredLeftOut)
+			}
+			p.UnscoredTrials = v.Value
 		case "max_infra_error_rate":
 			p.MaxInfraErrorRate, err = rate(v, k.Value, fail)
 		case "max_cost_usd":
@@ -132,6 +152,12 @@ func ParsePolicy(name string, data []byte) (*Policy, error) {
 				bk, bv := v.Content[j], v.Content[j+1]
 				if err := checkKey(bk, baselineKeys, bseen, "baseline.", fail); err != nil {
 					return nil, err
+				}
+				if bk.Value == "allow_degraded" {
+					if bv.Kind != yaml.ScalarNode || bv.Tag != "!!bool" || bv.Decode(&p.AllowDegraded) != nil {
+						return nil, fail(bv, "", "baseline.allow_degraded must be true or false, got %q", bv.Value)
+					}
+					continue
 				}
 				if p.NonInferiorityMargin, err = rate(bv, "baseline."+bk.Value, fail); err != nil {
 					return nil, err

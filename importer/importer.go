@@ -158,6 +158,9 @@ type attemptJob struct {
 	// (*ReadError, or the cancellation that stopped its retries): it
 	// fails the import.
 	fault error
+	// masked is the verifier file (relative to the root) in whose words
+	// the secret gate masked something; "" when none.
+	masked string
 }
 
 // maxInvalidWarnings bounds the result_invalid warnings kept with their
@@ -387,9 +390,9 @@ type importRun struct {
 	// ("result.json"), for the summary warnings.
 	recordName string
 
-	later                                     []Warning // per-attempt warnings, in canonical order
-	unknown, invalid, mismatched, badEvidence int
-	done                                      int
+	later                                                     []Warning // per-attempt warnings, in canonical order
+	unknown, invalid, mismatched, badEvidence, maskedVerifier int
+	done                                                      int
 }
 
 func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
@@ -569,6 +572,12 @@ func (r *importRun) emit(tw *trialWork) error {
 				}
 				return job.secret
 			}
+			if job.masked != "" {
+				if r.maskedVerifier++; r.maskedVerifier <= maxInvalidWarnings {
+					r.later = append(r.later, Warning{"verifier_output_masked",
+						fmt.Sprintf("trial %s retry %d: %s holds a known secret or credential; it was masked in the snapshot, and the import went on", t.ID(), job.retry, job.masked)})
+				}
+			}
 			for _, msg := range job.evidenceWarnings {
 				if r.badEvidence++; r.badEvidence <= maxInvalidWarnings {
 					r.later = append(r.later, Warning{"evidence_invalid",
@@ -708,6 +717,10 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 		res.Warnings = append(res.Warnings, Warning{"task_mismatch",
 			fmt.Sprintf("%d more attempts' %s name a task other than the plan's", r.mismatched-maxInvalidWarnings, r.recordName)})
 	}
+	if r.maskedVerifier > maxInvalidWarnings {
+		res.Warnings = append(res.Warnings, Warning{"verifier_output_masked",
+			fmt.Sprintf("%d more attempts' verifier output held a known secret or credential, masked in the snapshot", r.maskedVerifier-maxInvalidWarnings)})
+	}
 	if r.badEvidence > maxInvalidWarnings {
 		res.Warnings = append(res.Warnings, Warning{"evidence_invalid",
 			fmt.Sprintf("%d more evidence values of the wrong form were recorded as null", r.badEvidence-maxInvalidWarnings)})
@@ -765,8 +778,8 @@ type attemptFiles struct {
 	// fault is a read that failed for a reason not about the file
 	// (*ReadError, or the cancellation that stopped its retries).
 	fault error
-	// failed says a read failed for a reason about the file.
-	failed bool
+	// failed lists the reads that failed for a reason about the file.
+	failed []string
 }
 
 func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
@@ -779,7 +792,7 @@ func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
 		if errors.As(err, &re) || f.ctx.Err() != nil {
 			f.fault = err
 		} else {
-			f.failed = true
+			f.failed = append(f.failed, rel)
 		}
 	}
 	return data, err
@@ -794,7 +807,9 @@ func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, r
 		j.fault = files.fault
 		return
 	}
-	j.readFailed = files.failed
+	// Only the record's own read counts: a producer also reads files an
+	// attempt may well lack (the verifier's output).
+	j.readFailed = slices.Contains(files.failed, a.Record) || (a.Record == "" && len(files.failed) > 0)
 	j.record = a.Record
 	o := a.Outcome
 	j.outcome = snapshot.AttemptOutcome{
@@ -813,6 +828,13 @@ func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, r
 	}
 	if o.Reason == outcome.ReasonResultInvalid {
 		j.invalid = o.Detail
+	}
+	if v := a.Verifier; v != nil {
+		text, masked := verifierText(scanner, v.Text)
+		j.outcome.Verifier = &snapshot.VerifierOutput{Source: v.Source, Text: text}
+		if masked {
+			j.masked = path.Join(j.dir, v.Source)
+		}
 	}
 	j.ev = a.Evidence
 	j.unknown = a.UnknownFields
@@ -853,6 +875,27 @@ func detailLine(s *redact.Scanner, detail string) string {
 		cut--
 	}
 	return detail[:cut] + " …"
+}
+
+// verifierText is the verifier's words as an observation keeps them:
+// masked by the outgoing-text gate first (a secret in verifier output is
+// replaced, never a reason to refuse the import), then cut to
+// snapshot.MaxVerifierText bytes at a line or character boundary; masked
+// says the gate replaced something.
+func verifierText(s *redact.Scanner, text string) (string, bool) {
+	out := s.Mask(text)
+	masked := out != text
+	if len(out) <= snapshot.MaxVerifierText {
+		return out, masked
+	}
+	cut := snapshot.MaxVerifierText - len(" …")
+	if i := strings.LastIndexByte(out[:cut], '\n'); i > 0 {
+		cut = i
+	}
+	for cut > 0 && !utf8.RuneStart(out[cut]) {
+		cut--
+	}
+	return out[:cut] + " …", masked
 }
 
 // checkPlanIdentity refuses a plan whose identity fields (name, split,

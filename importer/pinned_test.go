@@ -173,7 +173,12 @@ func TestHarborPinned(t *testing.T) {
 	}
 }
 
-// pinned was recorded on main at 8f399c5, before issue 31's seam.
+// pinned was recorded on main at 8f399c5, before issue 31's seam. Issue
+// 33 (item 7) changed the drafts on purpose: plan init proposes the
+// verifier, environment and harness digests from a job's files and
+// records the agent's generation arguments in settings, so the drafts,
+// their plans, rounds and snapshot.json moved; every observations.jsonl
+// (the judged attempts) stayed byte for byte.
 var pinned = map[string]string{
 	"example 04-08 draft 0":                                       "b5c284193ad024c5790d53bfe7a3536cecf59df6da42dfa32520cee85d6a9170",
 	"example 04-08 draft 0 observations.jsonl":                    "7166d162f176e45c99a38b1b8e8f9714d6bc4449e899f2431ce063b1226dcd57",
@@ -196,12 +201,12 @@ var pinned = map[string]string{
 	"example 04-22 draft 0 said":                                  "316519970bf4ecdb9bbd36bf442a418641f364420f3f2a278a5eb8d78e9bd706",
 	"example 04-22 draft 0 snapshot.json":                         "51c0b4436f7d21edc708503bea7589981debc8342ab7aa69a71a44b71fdb7ad6",
 	"example 04-22 draft 0 warnings":                              "3ef14e57f5c7f120c7b5c5c4b1ea644f11c834a897e54427b4a520c0bc82cbcf",
-	"example 08-22 draft 0":                                       "0e13f0fed5f89d3380710a28d1ff5f6c019f65552caa1216a82b521489bad0f0",
+	"example 08-22 draft 0":                                       "4938ea2cfb82cdbe83fb9b11fec6180fa0fb2408506879c990e1df66e01e8c55",
 	"example 08-22 draft 0 observations.jsonl":                    "1c58c02dca859301b43369dc0806368a89a41d360c1a18f943358ffa97285477",
-	"example 08-22 draft 0 plan.json":                             "6c50f7071535b7a66fba4aa59ffe6a7082741d30b01d697a755b6a47dd97b535",
-	"example 08-22 draft 0 round":                                 "native:4fca6d534e91261ce6c72dd12484d9ed51416b6c74982a119594a84dc95fbb2b",
-	"example 08-22 draft 0 said":                                  "04e0845aa4d7db74e52bd395701aeb6e8fb0020f69ea727c76855936d44a4857",
-	"example 08-22 draft 0 snapshot.json":                         "31c05641877756fcbfe6866eee973c003f4514b05d61aa08cbd694197551cdf8",
+	"example 08-22 draft 0 plan.json":                             "13c7b560f693698809447e57b1b1fdaf3ff86689f0cabd5604de486cea8f3a4b",
+	"example 08-22 draft 0 round":                                 "native:29e072029b766e1dcdc6215426ec1da3b8aaa714dcc22335e395adb3f1dfd2b8",
+	"example 08-22 draft 0 said":                                  "82af82d8cf5fc31373924648bc7803a1435912ada125ffd4cb1cdb39d0b1681b",
+	"example 08-22 draft 0 snapshot.json":                         "7825e9e2a57cadcf057c1f70584f887983a9a4956c9121a82aa8540fdd7f18fc",
 	"example 08-22 draft 0 warnings":                              "566e23bf6d2295f1eba4ba09a6a4aab9854711c7e0f971aa8a433546c43cf796",
 	"import-plan-round-2.json observations.jsonl":                 "d80cb0f086df9b3022bf325d3c237210a0589fe475a8fc1901d15af16d41d64d",
 	"import-plan-round-2.json plan.json":                          "569c92ff0587368f691c1c1dddf880cf5dd858379c6fbc8890aeff596471a8cb",
@@ -243,27 +248,27 @@ var pinned = map[string]string{
 	"shared 04-08 draft 0 said":                                   "357d5f3f353863bd2fe2d51ef7ea55cafb373c5811aed37895d6de4ac152957a",
 	"shared 04-08 draft 0 snapshot.json":                          "690737dd4f084ab8b57e2f704705c3dbf2a653e15c22c040235fa8a03b2843ff",
 	"shared 04-08 draft 0 warnings":                               "3ef14e57f5c7f120c7b5c5c4b1ea644f11c834a897e54427b4a520c0bc82cbcf",
-	"shared 08-22 draft 0":                                        "0e13f0fed5f89d3380710a28d1ff5f6c019f65552caa1216a82b521489bad0f0",
+	"shared 08-22 draft 0":                                        "4938ea2cfb82cdbe83fb9b11fec6180fa0fb2408506879c990e1df66e01e8c55",
 	"shared 08-22 draft 0 observations.jsonl":                     "1c58c02dca859301b43369dc0806368a89a41d360c1a18f943358ffa97285477",
-	"shared 08-22 draft 0 plan.json":                              "6c50f7071535b7a66fba4aa59ffe6a7082741d30b01d697a755b6a47dd97b535",
-	"shared 08-22 draft 0 round":                                  "native:4fca6d534e91261ce6c72dd12484d9ed51416b6c74982a119594a84dc95fbb2b",
-	"shared 08-22 draft 0 said":                                   "04e0845aa4d7db74e52bd395701aeb6e8fb0020f69ea727c76855936d44a4857",
-	"shared 08-22 draft 0 snapshot.json":                          "31c05641877756fcbfe6866eee973c003f4514b05d61aa08cbd694197551cdf8",
+	"shared 08-22 draft 0 plan.json":                              "13c7b560f693698809447e57b1b1fdaf3ff86689f0cabd5604de486cea8f3a4b",
+	"shared 08-22 draft 0 round":                                  "native:29e072029b766e1dcdc6215426ec1da3b8aaa714dcc22335e395adb3f1dfd2b8",
+	"shared 08-22 draft 0 said":                                   "82af82d8cf5fc31373924648bc7803a1435912ada125ffd4cb1cdb39d0b1681b",
+	"shared 08-22 draft 0 snapshot.json":                          "7825e9e2a57cadcf057c1f70584f887983a9a4956c9121a82aa8540fdd7f18fc",
 	"shared 08-22 draft 0 warnings":                               "566e23bf6d2295f1eba4ba09a6a4aab9854711c7e0f971aa8a433546c43cf796",
-	"v0.22.0 job draft 0":                                         "e50eb052bbf6d55e9c2a31561de5124d4181acacc435079d4db8a54c0209f4e6",
+	"v0.22.0 job draft 0":                                         "903a1f96e0c3c218797b811d51ef99ade0b87a9323b6d582321411d620fbb692",
 	"v0.22.0 job draft 0 observations.jsonl":                      "d60977869a8a34d0a98520715cceda88b50f240a548a5300fa075adf0ad9de95",
-	"v0.22.0 job draft 0 plan.json":                               "58d7b1f6b669355d0c0a42c240ae655493ff784d4d68e2429d1736eeebbe85e4",
-	"v0.22.0 job draft 0 round":                                   "native:d5085ebec93317bc40c36d76354b7505f01528edf4bb0e81691fc69337c47f10",
-	"v0.22.0 job draft 0 said":                                    "69654ea0b42c3540a160b58958af7e5389178a27b16a5024403f87a7e130758f",
-	"v0.22.0 job draft 0 snapshot.json":                           "060c3e1250b1ed19143f7762880555b029b5d2ffa41222002363ee2fb591f992",
+	"v0.22.0 job draft 0 plan.json":                               "716d3a171db4cfe4661664d43c2ea86cbb5313c5734f3b2253cd972c349cca9a",
+	"v0.22.0 job draft 0 round":                                   "native:9c70fa1f27e9d435dafb9066b5fa9a7c1fee8610b12cac801ee8653e1e78025d",
+	"v0.22.0 job draft 0 said":                                    "8b134834550a8003cc761e8d8ed46c6cc8083045330364b9f9f77b3d227aeaff",
+	"v0.22.0 job draft 0 snapshot.json":                           "6926c4227ba52d816753abf1d0ed93dfffc2673497fd7f2914b63530b0f54da7",
 	"v0.22.0 job draft 0 warnings":                                "dde9b28a1b3629cc11ed051b2750826c32cc9fcff38fb4311b9ad1c9b1d0d580",
-	"v0.22.0 job draft 1":                                         "dc99b176603c925c90d601519fd0dde11d9d60809ad49843381aef07fe75429a",
+	"v0.22.0 job draft 1":                                         "4287235770cdd253c6d0a4adc405ed4da58168f2012a534fa3abc34cb710e1db",
 	"v0.22.0 job draft 1 observations.jsonl":                      "ecffad83cef1b0a04b13c19a84f7f8154f7a2b7269c1e0d32159d5e69ec66b23",
-	"v0.22.0 job draft 1 plan.json":                               "ba0078c52182415fb80811255f05d043a621fbf8964c73d89ab716ba9226fef0",
-	"v0.22.0 job draft 1 round":                                   "native:2aad9a5b9bb12e9329c57ddbe4b3cebe86b1b2d97642fd4eba9e041811e68922",
-	"v0.22.0 job draft 1 said":                                    "8f9bd18fe329dc520c4f58aac3b722ef73bbcf7314265f7729fcfd9ad4f52b6e",
-	"v0.22.0 job draft 1 snapshot.json":                           "eb7dbfa554bb36ffb52c24b9d0208b937ea9827e1c0de518895cf290bdc43e73",
-	"v0.22.0 job draft 1 warnings":                                "dde9b28a1b3629cc11ed051b2750826c32cc9fcff38fb4311b9ad1c9b1d0d580",
+	"v0.22.0 job draft 1 plan.json":                               "a9757cd78348c506da80e9599629f95d1f7eff9b15087e517c5dc2d0a72763b6",
+	"v0.22.0 job draft 1 round":                                   "native:0c52874dd08027aef3038c036ec27f7c318729d38974daecf1d41f0c32a58eab",
+	"v0.22.0 job draft 1 said":                                    "78c1afbdc2d44447cf887f78068a83954f6124dff50e84bdd233a3e938cb6185",
+	"v0.22.0 job draft 1 snapshot.json":                           "d034efbf103b9bbb820f26c2017829a9f96a158f322d2a85088ec9161f92a47c",
+	"v0.22.0 job draft 1 warnings":                                "d90a7a4f3fdce7c1ea6abfe3f09cad36f8b5eb4313215bafe1c646e0798fc17d",
 }
 
 func harborOnly(t *testing.T) *producers.Registry {

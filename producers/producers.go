@@ -102,6 +102,19 @@ type Draft struct {
 	// Proposed are the protocol digests the draft proposed from the
 	// producer's own files: marked as proposed, never as certified.
 	Proposed []Proposal
+	// Unknown are the settings the producer's files do not record, which
+	// plan check would warn about (settings_incomplete): plan init says
+	// how to set each.
+	Unknown []Unknown
+}
+
+// Unknown is one setting a draft could not know.
+type Unknown struct {
+	// Category is the settings category it belongs to
+	// (planfile.SettingsCategories).
+	Category string
+	// Pointer and Example are a plan set that records it.
+	Pointer, Example string
 }
 
 // Skip is one thing a draft left out, and why.

@@ -28,6 +28,17 @@ type Summary struct {
 	CoverageCI95                 *[2]float64       `json:"coverage_ci95"`
 	// InfraErrorRate is infra_error / expected; nil when nothing is planned.
 	InfraErrorRate *float64 `json:"infra_error_rate"`
+	// SuccessRateBounds are the worst and best case of the success rate
+	// over every planned trial (Manski bounds); nil when nothing is
+	// planned.
+	SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
+	// WorstCaseCI95Clustered is the task-clustered interval of the worst
+	// case (every planned trial not scored counted as failed), what a
+	// gate judges a degraded round's min_success_rate on; equal to
+	// SuccessRateCI95Clustered on a clean round, nil below five tasks
+	// (WorstCaseCI95ClusteredNull says why).
+	WorstCaseCI95Clustered     *[2]float64       `json:"worst_case_ci95_clustered"`
+	WorstCaseCI95ClusteredNull *stats.NullReason `json:"worst_case_ci95_clustered_null,omitempty"`
 }
 
 // Summarize computes the Summary over the tasks for which skip is false
@@ -79,6 +90,13 @@ func (r *Round) Summarize(skip func(task string) bool) Summary {
 	st := snapshot.StatisticsOfTasks(tasks)
 	s.SuccessRateCI95Clustered, s.SuccessRateSEClustered = st.SuccessRateCI95Clustered, st.SuccessRateSEClustered
 	s.SuccessRateCI95ClusteredNull = st.SuccessRateCI95ClusteredNull
+	s.SuccessRateBounds = snapshot.BoundsOf(c)
+	if s.Label == snapshot.LabelClean {
+		s.WorstCaseCI95Clustered, s.WorstCaseCI95ClusteredNull = st.SuccessRateCI95Clustered, st.SuccessRateCI95ClusteredNull
+	} else if c.Expected > 0 {
+		wst := snapshot.StatisticsOfTasks(snapshot.WorstCaseTasks(tasks))
+		s.WorstCaseCI95Clustered, s.WorstCaseCI95ClusteredNull = wst.SuccessRateCI95Clustered, wst.SuccessRateCI95ClusteredNull
+	}
 	return s
 }
 

@@ -120,3 +120,39 @@ func PairedCI95(delta, se float64, g int) (ci *[2]float64, mde *float64, null *N
 	m := Round12(float64((t975 + t80) * se))
 	return &[2]float64{Round12(lo), Round12(hi)}, &m, nil
 }
+
+// PairwiseComparisons is k(k−1)/2, the number of pairs among k rounds:
+// the family FamilyCI95 corrects for when the pair compared was chosen
+// on the same data (the best round against each other one).
+func PairwiseComparisons(k int) int {
+	if k < 2 {
+		return 0
+	}
+	return k * (k - 1) / 2
+}
+
+// FamilyT is the critical value of a family of m two-sided 95% paired
+// intervals over g tasks by Bonferroni: the 1 − 0.025/m quantile of t
+// with g−1 degrees of freedom (T975(g) when m ≤ 1).
+func FamilyT(g, m int) float64 {
+	if m <= 1 {
+		return T975(g)
+	}
+	return TQuantile(1-0.025/float64(m), g-1)
+}
+
+// FamilyCI95 is the paired interval delta ± FamilyT(g, m)·se clipped to
+// [−1, 1] (se from PairedSE), which holds simultaneously with the other
+// m−1 intervals of its family at 95%: with m = PairwiseComparisons(k), for
+// every pair of k rounds, and so for any pairs chosen after looking at
+// the data — the best round against each other one (docs/trend.md,
+// "Intervals against the best"). Rounded with Round12; nil with a
+// NullReason below MinTasks.
+func FamilyCI95(delta, se float64, g, m int) (ci *[2]float64, null *NullReason) {
+	if r := TooFewTasks(g); r != nil {
+		return nil, r
+	}
+	h := float64(FamilyT(g, m) * se)
+	lo, hi := math.Max(-1, delta-h), math.Min(1, delta+h)
+	return &[2]float64{Round12(lo), Round12(hi)}, nil
+}

@@ -21,6 +21,7 @@ var page = template.Must(template.New("trend").Funcs(template.FuncMap{
 	"inc":      func(i int) int { return i + 1 },
 	"signed":   signedPct,
 	"paired":   pairedInterval,
+	"family":   familyInterval,
 	"cut":      cut,
 	"cost":     costCell,
 	"usd":      usdCell,

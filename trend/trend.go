@@ -92,6 +92,29 @@ type Pair struct {
 	// Regressed are the tasks with fewer successes in To among trials
 	// scored in both rounds (given even when not comparable).
 	Regressed []round.TaskChange `json:"regressed"`
+	// Family is the interval of a vs_best pair that accounts for the best
+	// having been chosen on the same data; nil for adjacent pairs and
+	// when the pair is not comparable.
+	Family *Family `json:"family,omitempty"`
+}
+
+// FamilyMethod names how vs-best intervals are corrected: Bonferroni over
+// every pair of the rounds (docs/trend.md, "Intervals against the best").
+const FamilyMethod = "bonferroni_all_pairs"
+
+// Family is a vs-best pair's simultaneous 95% interval: it holds together
+// with the interval of every other pair of rounds, so choosing the best
+// after seeing the rates does not make it claim more than 95%.
+type Family struct {
+	Method string `json:"method"`
+	// Comparisons is k(k−1)/2 for the k rounds with a success rate.
+	Comparisons int `json:"comparisons"`
+	// CriticalT is the t quantile used in place of t₀.₉₇₅ (nil with CI95).
+	CriticalT *float64 `json:"critical_t"`
+	// CI95 is delta ± CriticalT·se, clipped to [−1, 1]; nil with
+	// NullReason below five tasks.
+	CI95       *[2]float64       `json:"ci95"`
+	NullReason *stats.NullReason `json:"null_reason,omitempty"`
 }
 
 // TaskRow is one task's successes in each round.
@@ -179,6 +202,12 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 			res.Best = i
 		}
 	}
+	rated := 0
+	for _, p := range res.Rounds {
+		if p.SuccessRate != nil {
+			rated++
+		}
+	}
 	pair := func(kind string, from, to int) {
 		p := round.Pair(rounds[from], rounds[to], nil)
 		out := Pair{Kind: kind, From: from, To: to, Regressed: p.Regressed}
@@ -198,6 +227,9 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 			out.Reason = strings.Join(which, "; ")
 		default:
 			out.Comparable, out.Paired = true, p.Paired
+			if kind == PairVsBest && p.Paired != nil {
+				out.Family = familyOf(p.Paired, rated)
+			}
 		}
 		res.Pairs = append(res.Pairs, out)
 	}
@@ -213,6 +245,22 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 	}
 	res.Tasks = taskTable(rounds)
 	return res, nil
+}
+
+// familyOf is the family interval of a vs-best paired difference among
+// the pairs of k rated rounds.
+func familyOf(p *compare.Paired, k int) *Family {
+	f := &Family{Method: FamilyMethod, Comparisons: stats.PairwiseComparisons(k)}
+	se := 0.0
+	if p.SEClustered != nil {
+		se = *p.SEClustered
+	}
+	f.CI95, f.NullReason = stats.FamilyCI95(p.Delta, stats.PairedSE(se, p.Trials), p.Tasks, f.Comparisons)
+	if f.CI95 != nil {
+		t := stats.Round12(stats.FamilyT(p.Tasks, f.Comparisons))
+		f.CriticalT = &t
+	}
+	return f
 }
 
 // perSuccess is usd / successes, nil without a known cost or a success.
@@ -314,6 +362,16 @@ func pairedInterval(p *compare.Paired) string {
 		return "— (too few tasks)"
 	}
 	return "[" + signedPct(p.CI95[0]) + ", " + signedPct(p.CI95[1]) + "]"
+}
+
+func familyInterval(f *Family) string {
+	if f.CI95 == nil {
+		if f.NullReason != nil {
+			return "— (" + f.NullReason.Message + ")"
+		}
+		return "— (too few tasks)"
+	}
+	return "[" + signedPct(f.CI95[0]) + ", " + signedPct(f.CI95[1]) + "]"
 }
 
 func cut(s string, n int) string {

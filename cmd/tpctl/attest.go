@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,9 @@ import (
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
+	"github.com/tuneplane/tpctl/planlock"
 	"github.com/tuneplane/tpctl/snapshot"
+	"github.com/tuneplane/tpctl/timestamp"
 )
 
 // attestOptions are the resolved inputs of tpctl attest.
@@ -36,6 +39,8 @@ type attestVerifyOptions struct {
 	Dirs        []string
 	Key         string
 	Attestation string
+	// Lock is a plan lock to check instead of an attestation bundle.
+	Lock, Timestamp, TSACert string
 }
 
 // attestPredicateOptions are the resolved inputs of tpctl attest predicate.
@@ -134,7 +139,7 @@ func newAttestVerifyCmd(a *app, runF func(context.Context, *app, *attestVerifyOp
 	}
 	o := &attestVerifyOptions{}
 	cmd := &cobra.Command{
-		Use:   "verify SNAPSHOT [CANDIDATE] --key PUBKEY [--attestation FILE]",
+		Use:   "verify SNAPSHOT [CANDIDATE] --key PUBKEY [--attestation FILE] | verify --lock LOCK --key PUBKEY",
 		Short: "Check an attestation against the snapshot(s) in hand",
 		Long: `Check an attestation bundle against the snapshot in hand (or BASE and CANDIDATE
 for a comparison): an envelope signed by PUBKEY over the DSSE encoding, the
@@ -146,12 +151,29 @@ what tpctl derives from the snapshots now. Every mismatch is named.
 public key (KEY.pub, or any SubjectPublicKeyInfo PEM); a private key file works
 too.
 
+--lock LOCK checks a plan lock (tpctl plan lock) instead: signed by PUBKEY, an
+in-toto Statement of a plan lock whose subjects are its plan and policy digests
+and whose locked policy has its digest; --timestamp FILE --tsa-cert FILE also
+verifies an RFC 3161 token over the lock.
+
 Exit status: 0 sound; 1 any mismatch; 2 an unreadable key, bundle or snapshot.`,
 		Example: "  tpctl attest verify out/round-1 --key tpctl.key.pub\n  tpctl attest verify out/round-1 out/round-2 --attestation out/round-2.compare.intoto.jsonl --key tpctl.key.pub",
-		Args:    cobra.RangeArgs(1, 2),
+		Args:    cobra.RangeArgs(0, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.Key == "" {
 				return usageErr(errors.New("--key is required"), "pass --key PUBKEY, the public key of the signer")
+			}
+			switch {
+			case o.Lock != "" && (len(args) > 0 || o.Attestation != ""):
+				return usageErr(errors.New("--lock checks a plan lock alone; give no snapshot and no --attestation"))
+			case o.Lock == "" && len(args) == 0:
+				return usageErr(errors.New("give a SNAPSHOT (or BASE CANDIDATE), or --lock LOCK"))
+			case (o.Timestamp == "") != (o.TSACert == ""):
+				return usageErr(errors.New("--timestamp and --tsa-cert go together"))
+			case o.Timestamp != "" && o.Lock == "":
+				return usageErr(errors.New("--timestamp checks a token over a plan lock; give --lock"))
+			case o.Lock != "":
+				return runF(cmd.Context(), a, o)
 			}
 			if o.Attestation == "" {
 				if len(args) == 2 {
@@ -165,6 +187,9 @@ Exit status: 0 sound; 1 any mismatch; 2 an unreadable key, bundle or snapshot.`,
 	}
 	cmd.Flags().StringVar(&o.Key, "key", "", "the signer's public key (SPKI PEM)")
 	cmd.Flags().StringVar(&o.Attestation, "attestation", "", "the bundle file (default SNAPSHOT.intoto.jsonl)")
+	cmd.Flags().StringVar(&o.Lock, "lock", "", "a plan lock (tpctl plan lock) to check instead")
+	cmd.Flags().StringVar(&o.Timestamp, "timestamp", "", "RFC 3161 time-stamp token over the lock (with --lock)")
+	cmd.Flags().StringVar(&o.TSACert, "tsa-cert", "", "certificate of the time-stamping authority")
 	return cmd
 }
 
@@ -270,6 +295,9 @@ func attestVerifyRun(ctx context.Context, a *app, o *attestVerifyOptions) error 
 	if err != nil {
 		return attestInputErr(err)
 	}
+	if o.Lock != "" {
+		return attestVerifyLock(a, o, key)
+	}
 	a.startProgress().Phase("verifying attestation", 0, "")
 	rep, err := attest.Verify(ctx, o.Dirs, o.Attestation, key)
 	a.endProgress()
@@ -342,4 +370,44 @@ func writeAttestReport(out io.Writer, width int, r *attest.Report) error {
 	_, err := fmt.Fprintln(out, ui.Wrap(fmt.Sprintf("ok %s: %s (%s attestation, line %d of %s)", termsafe.Escape(strings.Join(r.Snapshots, " vs ")),
 		r.Summary(), attestKind(r.PredicateType), r.Line, termsafe.Escape(r.Attestation)), width))
 	return err
+}
+
+// attestVerifyLock is tpctl attest verify --lock: the lock's signature and
+// consistency (planlock.Open), and a timestamp over it when given.
+func attestVerifyLock(a *app, o *attestVerifyOptions, key *attest.PublicKey) error {
+	l, err := planlock.Open(o.Lock, key)
+	if err != nil {
+		return lockErr(err)
+	}
+	lv := &lockView{File: o.Lock, KeyID: l.KeyID, PlanSHA256: l.Predicate.PlanSHA256, PlannedTrials: l.Predicate.PlannedTrials,
+		PolicySHA256: l.Predicate.Policy.SHA256, Proves: planlock.Proves, DoesNotProve: planlock.DoesNotProve}
+	if o.Timestamp != "" {
+		tok, err := timestamp.VerifyFiles(o.Timestamp, o.TSACert, l.Bytes)
+		if err != nil {
+			return findingErr(err)
+		}
+		lv.LockedBefore, lv.TSA, lv.DoesNotProve = &tok.Time, tok.Authority, "who holds the key"
+	}
+	if a.jsonOutput() {
+		return a.io.JSON(struct {
+			MessageType string `json:"message_type"`
+			OK          bool   `json:"ok"`
+			*lockView
+			Policy string `json:"policy"`
+			Power  bool   `json:"power_plan"`
+		}{"lock_report", true, lv, l.Predicate.Policy.File, string(l.Predicate.Power) != "null"})
+	}
+	s := fmt.Sprintf("ok %s: a plan lock signed by keyid %s: plan sha256 %s (%s), policy %s sha256 %s", ui.Printable(o.Lock), l.KeyID, l.Predicate.PlanSHA256,
+		ui.Plural(l.Predicate.PlannedTrials, "planned trial"), ui.Printable(l.Predicate.Policy.File), l.Predicate.Policy.SHA256)
+	if string(l.Predicate.Power) != "null" {
+		s += ", with a power plan"
+	}
+	s += "; the signature proves " + planlock.Proves
+	if lv.LockedBefore != nil {
+		s += fmt.Sprintf("; locked before %s (RFC 3161 timestamp by %s)", lv.LockedBefore.Format(time.RFC3339), lv.TSA)
+	} else {
+		s += "; it does not prove " + planlock.DoesNotProve
+	}
+	fmt.Fprintln(a.io.Out, ui.Wrap(s, a.io.Width()))
+	return nil
 }

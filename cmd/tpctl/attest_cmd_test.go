@@ -30,6 +30,9 @@ func TestNewCmdAttestVerify(t *testing.T) {
 		{"comparison", "attest verify a b --key k.pub --attestation c", &attestVerifyOptions{Dirs: []string{"a", "b"}, Key: "k.pub", Attestation: "c"}, ""},
 		{"comparison without bundle", "attest verify a b --key k.pub", nil, "--attestation is required with two snapshots"},
 		{"no key", "attest verify a", nil, "--key is required"},
+		{"lock", "attest verify --lock l --key k.pub --timestamp t --tsa-cert c", &attestVerifyOptions{Key: "k.pub", Lock: "l", Timestamp: "t", TSACert: "c"}, ""},
+		{"lock and snapshot", "attest verify a --lock l --key k.pub", nil, "--lock checks a plan lock alone"},
+		{"nothing", "attest verify --key k.pub", nil, "give a SNAPSHOT"},
 	})
 }
 

@@ -281,12 +281,38 @@ func TestNewCmdTrend(t *testing.T) {
 	})
 }
 
+func TestNewCmdPlanPower(t *testing.T) {
+	checkArgv(t, "plan power", newPlanPowerCmd, []argvCase[planPowerOptions]{
+		{"defaults", "plan power --pilot p --policy g.yaml", &planPowerOptions{Pilot: "p", Policy: "g.yaml", Target: 0.8, Simulations: 400, Seed: 1,
+			Tasks: []int{3, 5, 10, 20, 30, 50, 100, 200}, Repeats: []int{1, 2, 4, 8}}, ""},
+		{"everything", "plan power --pilot p --baseline b --policy g.yaml --target 0.9 --simulations 50 --seed 9 --tasks 5,10 --repeats 2",
+			&planPowerOptions{Pilot: "p", Baseline: "b", Policy: "g.yaml", Target: 0.9, Simulations: 50, Seed: 9, Tasks: []int{5, 10}, Repeats: []int{2}}, ""},
+		{"no pilot", "plan power --policy g.yaml", nil, "--pilot is required"},
+		{"no policy", "plan power --pilot p", nil, "--policy is required"},
+	})
+}
+
 func TestNewCmdGate(t *testing.T) {
 	checkArgv(t, "gate", newGateCmd, []argvCase[gateOptions]{
 		{"candidate", "gate c --policy g.yaml", &gateOptions{Candidate: "c", Policy: "g.yaml"}, ""},
 		{"baseline", "gate c --baseline b --policy g.yaml", &gateOptions{Candidate: "c", Baseline: "b", Policy: "g.yaml"}, ""},
 		{"no policy", "gate c", nil, "--policy is required"},
 		{"two candidates", "gate c d --policy g.yaml", nil, "CANDIDATE"},
+		{"locked", "gate c --policy g.yaml --lock l --key k.pub --timestamp t.tsr --tsa-cert tsa.crt",
+			&gateOptions{Candidate: "c", Policy: "g.yaml", Lock: "l", Key: "k.pub", Timestamp: "t.tsr", TSACert: "tsa.crt"}, ""},
+		{"lock without key", "gate c --policy g.yaml --lock l", nil, "--lock needs --key"},
+		{"key without lock", "gate c --policy g.yaml --key k", nil, "give --lock"},
+		{"timestamp without cert", "gate c --policy g.yaml --lock l --key k --timestamp t", nil, "--timestamp and --tsa-cert go together"},
+	})
+}
+
+func TestNewCmdPlanLock(t *testing.T) {
+	checkArgv(t, "plan lock", newPlanLockCmd, []argvCase[planLockOptions]{
+		{"all", "plan lock p.json --policy g.yaml --key k --out l --power pw.json", &planLockOptions{Plan: "p.json", Policy: "g.yaml", Key: "k", Out: "l", Power: "pw.json"}, ""},
+		{"no policy", "plan lock p.json --key k --out l", nil, "--policy is required"},
+		{"no key", "plan lock p.json --policy g.yaml --out l", nil, "--key is required"},
+		{"no out", "plan lock p.json --policy g.yaml --key k", nil, "--out is required"},
+		{"no plan", "plan lock --policy g.yaml --key k --out l", nil, "is missing PLAN"},
 	})
 }
 

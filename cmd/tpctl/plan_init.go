@@ -45,10 +45,17 @@ own lock.json (else config.json), never from its name.
 One plan names one checkpoint: a job run with several (agent, model) pairs is
 refused, naming each pair and the --agent/--model flags that pick it.
 source.revision comes from the job lock's Harbor version, settings from the
-trials' TrialConfig (refused when they differ), and the dataset digest is
-proposed from the lock's task digests (docs/digest-rules.md, harbor-lock).
-The split, the checkpoint and the other digests stay REPLACE_… placeholders:
-fill them with 'tpctl plan set' and 'tpctl digest … --set'.
+trials' TrialConfig (refused when they differ; the agent's generation
+arguments also recorded as settings.generation), the dataset digest is
+proposed from the lock's task digests (docs/digest-rules.md, harbor-lock),
+and the verifier, environment and harness digests from the job's files: the
+tasks' tests/ and environment/ folders the lock names (each checked against
+the lock's task digest), the Harbor commit and the agent's configuration
+(harbor-job). Each proposal names the files it was read from; one whose
+inputs cannot be read stays a placeholder, with why. The split and the
+checkpoint stay REPLACE_… placeholders: fill them with 'tpctl plan set'; the
+settings the job's files do not record (so plan check would warn
+settings_incomplete) are named with a 'tpctl plan set' that records each.
 
 Without a job declaration (trial folders only) init drafts one trial per
 folder with a result.json, as before, and warns that the planned set must be
@@ -133,6 +140,16 @@ func planInitRun(ctx context.Context, a *app, opts *planInitOptions) error {
 		fmt.Fprintf(s.ErrOut, "tpctl: fill in %s:\n", ui.Plural(len(ph), "placeholder"))
 		for _, p := range ph {
 			fmt.Fprintf(s.ErrOut, "  %s\n", termsafe.Escape(placeholderCommand(planName, p)))
+		}
+	}
+	if len(d.Unknown) > 0 {
+		var cats []string
+		for _, u := range d.Unknown {
+			cats = append(cats, u.Category)
+		}
+		fmt.Fprintf(s.ErrOut, "tpctl: the job's files do not record these settings (%s); plan check warns settings_incomplete until each is set, e.g.:\n", strings.Join(cats, ", "))
+		for _, u := range d.Unknown {
+			fmt.Fprintf(s.ErrOut, "  %s\n", termsafe.Escape(ui.Command("plan", "set", planName, u.Pointer, u.Example)))
 		}
 	}
 	fmt.Fprintf(s.ErrOut, "tpctl: then run: tpctl plan check %s --root %s\n", termsafe.Escape(shellArg(planName)), termsafe.Escape(shellArg(opts.Root)))

@@ -99,7 +99,7 @@ func githubCommands() string {
 // pass their own to check argv → options (TestNewCmd…).
 func commands(a *app) []*cobra.Command {
 	return []*cobra.Command{
-		group(newPlanCmd(), newPlanCheckCmd(a, nil), newPlanInitCmd(a, nil), newPlanSetCmd(a, nil)),
+		group(newPlanCmd(), newPlanCheckCmd(a, nil), newPlanInitCmd(a, nil), newPlanSetCmd(a, nil), newPlanPowerCmd(a, nil), newPlanLockCmd(a, nil)),
 		newImportCmd(a, nil),
 		group(newSnapshotCmd(), newSnapshotShowCmd(a, nil), newSnapshotVerifyCmd(a, nil)),
 		newCompareCmd(a, nil),

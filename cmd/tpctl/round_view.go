@@ -149,7 +149,11 @@ func writeTriage(w io.Writer, width int, dir string, f *roundFacts, planned int,
 				for _, g := range groups[i:] {
 					rest += g.Count
 				}
-				fmt.Fprintf(w, "  … and %s in %s more\n", ui.Plural(rest, "trial"), ui.Plural(len(groups)-i, "group"))
+				more := "groups"
+				if len(groups)-i == 1 {
+					more = "group"
+				}
+				fmt.Fprintf(w, "  … and %d more %s (%s)\n", len(groups)-i, more, ui.Plural(rest, "trial"))
 				break
 			}
 			head := report.Glyph(g.Status) + " " + g.Status

@@ -167,11 +167,15 @@ func runSnapshotShow(a *app, dir string) error {
 	if a.jsonOutput() {
 		// The document snapshot.json holds (on one line, by the JSON
 		// rule), no envelope, no message_type, and beside its members
-		// what the round cost (computed, not saved: snapshot.Cost).
+		// what was computed as read, not saved: what the round cost
+		// (snapshot.Cost) and the success rate's worst and best case
+		// (snapshot.RateBounds), so snapshot.json's bytes and round IDs
+		// stay as they were.
 		return a.io.JSON(struct {
 			*snapshot.Manifest
-			Cost snapshot.Cost `json:"cost"`
-		}{m, facts.Cost})
+			Cost              snapshot.Cost        `json:"cost"`
+			SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
+		}{m, facts.Cost, m.SuccessRateBounds()})
 	}
 	a.page()
 	printSummary(a, m, dir, &facts.Cost)

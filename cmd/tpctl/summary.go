@@ -50,6 +50,9 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost)
 		count(c.Expected), count(c.Success), count(c.Failure), count(c.InfraError), count(c.Unscored), count(c.Missing)))
 	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored", count(c.Scored()))))
 	clusteredRow(row, m.Statistics)
+	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
+		row("  bounds", boundsText(b))
+	}
 	row("coverage", rateText(m.Coverage, m.CoverageCI95, fmt.Sprintf("%s of %s planned scored", count(c.Scored()), count(c.Expected))))
 	passKRows(row, m.Statistics)
 	label := st.OK.Render(termsafe.Escape(m.Label))
@@ -76,6 +79,13 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, cost *snapshot.Cost)
 	} else {
 		row("trajectories", "none")
 	}
+}
+
+// boundsText says the worst and best case of the success rate (Manski
+// bounds) of a round with trials not scored.
+func boundsText(b *snapshot.RateBounds) string {
+	return fmt.Sprintf("worst–best case %.1f–%.1f%% (if the %s of %s planned trials not scored had all failed / all succeeded)",
+		b.WorstCase*100, b.BestCase*100, count(b.NotScored), count(b.Planned))
 }
 
 func rateText(r *float64, ci *[2]float64, of string) string {

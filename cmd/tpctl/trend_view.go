@@ -79,6 +79,10 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 	if len(r.Pairs) > 0 {
 		b.WriteString("\npaired differences (later − earlier; vs best: round − best)\n")
 	}
+	if f := firstFamily(r.Pairs); f != nil {
+		fmt.Fprintf(&b, "  vs best: the best was chosen on these data, so its intervals hold together with every pair of the %s (Bonferroni over %s)\n",
+			ui.Plural(len(r.Rounds), "round"), ui.Plural(f.Comparisons, "comparison"))
+	}
 	for _, p := range r.Pairs {
 		label := fmt.Sprintf("%d → %d", p.From+1, p.To+1)
 		if p.Kind == trend.PairVsBest {
@@ -89,6 +93,9 @@ func writeTrend(w io.Writer, width int, r *trend.Result) error {
 			fmt.Fprintf(&b, "  %-16s not comparable: %s\n", label, ui.Printable(p.Reason))
 		case p.Paired == nil:
 			fmt.Fprintf(&b, "  %-16s no trial scored in both rounds\n", label)
+		case p.Family != nil:
+			fmt.Fprintf(&b, "  %-16s %s, 95%% family interval %s (%s, %s)\n", label, trendSigned(p.Paired.Delta), trendFamily(p.Family),
+				ui.Plural(p.Paired.Trials, "trial"), ui.Plural(p.Paired.Tasks, "task"))
 		default:
 			fmt.Fprintf(&b, "  %-16s %s, 95%% interval %s (%s, %s)\n", label, trendSigned(p.Paired.Delta), trendPaired(p.Paired),
 				ui.Plural(p.Paired.Trials, "trial"), ui.Plural(p.Paired.Tasks, "task"))
@@ -161,4 +168,24 @@ func trendPaired(p *compare.Paired) string {
 		return "— (too few tasks)"
 	}
 	return "[" + trendSigned(p.CI95[0]) + ", " + trendSigned(p.CI95[1]) + "]"
+}
+
+// firstFamily is the family of the first vs-best pair that has one.
+func firstFamily(ps []trend.Pair) *trend.Family {
+	for _, p := range ps {
+		if p.Family != nil {
+			return p.Family
+		}
+	}
+	return nil
+}
+
+func trendFamily(f *trend.Family) string {
+	if f.CI95 == nil {
+		if f.NullReason != nil {
+			return "— (" + ui.Printable(f.NullReason.Message) + ")"
+		}
+		return "— (too few tasks)"
+	}
+	return "[" + trendSigned(f.CI95[0]) + ", " + trendSigned(f.CI95[1]) + "]"
 }

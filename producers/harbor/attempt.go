@@ -53,6 +53,14 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	if a.Outcome.Reason == ReasonRewardSuccess || a.Outcome.Reason == ReasonRewardFailure {
 		a.Outcome.Detail = ""
 	}
+	// A failure's why is in the verifier's own words; a plain reward
+	// failure has no other detail, so they become it.
+	if wantsVerifierWords(a.Outcome) {
+		var line string
+		if a.Verifier, line = verifierWords(files, dir); a.Verifier != nil && a.Outcome.Detail == "" {
+			a.Outcome.Detail = line
+		}
+	}
 	a.UnknownFields = r.UnknownFields
 	a.Task = r.TaskName
 	a.Timing = timingOf(r.Timings)

@@ -76,8 +76,14 @@ type Draft struct {
 	// DatasetProposed reports that the plan's dataset_digest was proposed
 	// from the job lock's task digests (DatasetRule).
 	DatasetProposed bool
-	Pair            Pair
-	Counts          Counts
+	// Proposed are the verifier, environment and harness digests proposed
+	// from the job's files (JobRule), with the files each was read from.
+	Proposed []Proposal
+	// Unknown are the settings categories the job's files do not record,
+	// with a setting that records each.
+	Unknown []UnknownSetting
+	Pair    Pair
+	Counts  Counts
 }
 
 // PairsError is a job (or root) whose planned trials name several
@@ -227,6 +233,7 @@ func FromJob(root string, opts Options) (*Draft, error) {
 		d.DatasetProposed = true
 		d.Notes = append(d.Notes, fmt.Sprintf("dataset_digest %s was proposed from the job lock's task digests (%s, docs/digest-rules.md); confirm it is the dataset you mean", dg[:12]+"…", DatasetRule))
 	}
+	proposeDigests(root, chosen, p, d)
 	p.Trials, d.Counts = numberTrials(chosen, names, root)
 	repeats := 0
 	perTask := map[string]int{}
@@ -235,6 +242,7 @@ func FromJob(root string, opts Options) (*Draft, error) {
 		repeats = max(repeats, perTask[t.Task])
 	}
 	p.Settings["repeats"] = repeats
+	completeSettings(p, d)
 	d.Plan = p
 	return d, nil
 }

@@ -72,6 +72,12 @@ func (Producer) Draft(_ context.Context, root string, opts producers.DraftOption
 	if dg := d.Plan.Protocol.DatasetDigest; d.DatasetProposed {
 		out.Proposed = append(out.Proposed, producers.Proposal{Pointer: "/protocol/dataset_digest", Value: dg, Rule: plandraft.DatasetRule})
 	}
+	for _, pr := range d.Proposed {
+		out.Proposed = append(out.Proposed, producers.Proposal{Pointer: pr.Pointer, Value: pr.Value, Rule: pr.Rule})
+	}
+	for _, u := range d.Unknown {
+		out.Unknown = append(out.Unknown, producers.Unknown{Category: u.Category, Pointer: u.Pointer, Example: u.Example})
+	}
 	return out, nil
 }
 

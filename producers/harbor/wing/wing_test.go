@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tuneplane/tpctl/internal/fixtures"
@@ -54,7 +55,19 @@ func TestDraftThroughSeam(t *testing.T) {
 	if d.Summary != want {
 		t.Errorf("Summary = %q, want %q", d.Summary, want)
 	}
-	if len(d.Proposed) != 1 || d.Proposed[0].Pointer != "/protocol/dataset_digest" || d.Proposed[0].Value != d.Plan.Protocol.DatasetDigest {
-		t.Errorf("Proposed = %+v, want the dataset digest of the plan", d.Proposed)
+	// The dataset digest from the lock, then the verifier, environment and
+	// harness digests from the job's files (issue 33), each the plan's.
+	plan := map[string]string{"/protocol/dataset_digest": d.Plan.Protocol.DatasetDigest, "/protocol/verifier_digest": d.Plan.Protocol.VerifierDigest,
+		"/protocol/environment_digest": d.Plan.Protocol.EnvironmentDigest, "/protocol/harness_digest": d.Plan.Protocol.HarnessDigest}
+	if len(d.Proposed) != 4 || d.Proposed[0].Pointer != "/protocol/dataset_digest" {
+		t.Errorf("Proposed = %+v, want the four digests", d.Proposed)
+	}
+	for _, p := range d.Proposed {
+		if plan[p.Pointer] != p.Value || strings.HasPrefix(p.Value, "REPLACE_") {
+			t.Errorf("proposed %s = %s, the plan has %s", p.Pointer, p.Value, plan[p.Pointer])
+		}
+	}
+	if len(d.Unknown) != 2 || d.Unknown[0].Category != "context" || d.Unknown[1].Category != "tool/network policy" {
+		t.Errorf("Unknown = %+v, want context and tool/network policy", d.Unknown)
 	}
 }
