@@ -94,15 +94,20 @@ func resultFiles(b *testing.B, job *harborgen.Job) []string {
 // BenchmarkImportCmd imports generated jobs of 10,000 trials (compact
 // plan), 100,000 trials (indented plan; skipped with -short) and 1,000,000
 // trials (indented plan; only with TPCTL_BENCH_1M=1, about 10 GB of
-// temporary disk) side by side with cat of their result.json files, and
+// temporary disk), the large ones also with the plan's trials shuffled
+// (…/shuffled: sorted on the way, issue 36), side by side with cat of their result.json files, and
 // reports the import's median wall time (s/run), CPU (cpu-s), peak RSS
 // (peak-RSS-MiB, the largest seen) and the ratio of medians (x-cat).
 func BenchmarkImportCmd(b *testing.B) {
 	for _, bc := range []struct {
-		n      int
-		indent bool
-	}{{10_000, false}, {100_000, true}, {1_000_000, true}} {
-		b.Run(fmt.Sprintf("trials=%d", bc.n), func(b *testing.B) {
+		n               int
+		indent, shuffle bool
+	}{{10_000, false, false}, {100_000, true, false}, {100_000, true, true}, {1_000_000, true, false}, {1_000_000, true, true}} {
+		name := fmt.Sprintf("trials=%d", bc.n)
+		if bc.shuffle {
+			name += "/shuffled"
+		}
+		b.Run(name, func(b *testing.B) {
 			if bc.n > 10_000 && testing.Short() {
 				b.Skip("generates a large job; run without -short")
 			}
@@ -110,7 +115,7 @@ func BenchmarkImportCmd(b *testing.B) {
 				b.Skip("set TPCTL_BENCH_1M=1 to generate and import a 1,000,000-trial job")
 			}
 			bin := buildTpctl(b)
-			job := benchJobWith(b, bc.n, harborgen.Options{IndentPlan: bc.indent})
+			job := benchJobWith(b, bc.n, harborgen.Options{IndentPlan: bc.indent, ShufflePlan: bc.shuffle})
 			outs := b.TempDir()
 			for b.Loop() {
 				r := alternate(b, resultFiles(b, job), func(i int) []string {

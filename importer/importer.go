@@ -243,6 +243,9 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		return nil, nil, nil, false
 	}
 	defer sp.Close()
+	// A plan out of canonical order is sorted in scratch files beside the
+	// snapshot, on the disk the user chose for it.
+	sp.SortIn(filepath.Dir(filepath.Clean(opts.Out)))
 	head := sp.Head()
 	if checkPlanIdentity(scanner, head) != nil {
 		return nil, nil, nil, false
@@ -273,6 +276,7 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		run.total = sp.Trials()
 		run.found = sp.Findings()
 		run.dirs = planfile.NewDirChecker(opts.Root)
+		run.fileIndex = sp.FileOrder()
 		source := func(each func(planfile.Trial) error) error { return planfile.ReadCanonicalTrials(plan, each) }
 		return run.judge(ctx, source)
 	}()
@@ -367,6 +371,10 @@ type importRun struct {
 	found   []planfile.Finding
 	dirs    *planfile.DirChecker
 	missing []missingDir
+	// fileIndex gives each trial's index in the plan file, one call per
+	// trial in canonical order (planfile.Streamed.FileOrder): the /trials/i
+	// of a finding; nil when the trials are in the file's order.
+	fileIndex func() (int, error)
 
 	// attempts counts the plan's attempts; present those whose folder
 	// exists (counted until the sample is full); sample is up to
@@ -512,6 +520,13 @@ func (r *importRun) emit(tw *trialWork) error {
 	if err := r.w.PlanTrial(t.Task, t.Repeat); err != nil {
 		return err
 	}
+	index := r.done
+	if r.fileIndex != nil {
+		var err error
+		if index, err = r.fileIndex(); err != nil {
+			return fmt.Errorf("trial %s: %w", t.ID(), err)
+		}
+	}
 	r.tasks[t.Task]++
 	for _, a := range t.Attempts {
 		if len(r.taskDirs[t.Task]) >= producers.MaxTaskDirs {
@@ -528,7 +543,7 @@ func (r *importRun) emit(tw *trialWork) error {
 		for k := range jobs {
 			job := &jobs[k]
 			if job.readFailed && r.dirs != nil {
-				if err := r.checkDir(job, k); err != nil {
+				if err := r.checkDir(job, index, k); err != nil {
 					return err
 				}
 			}
@@ -619,10 +634,11 @@ func (r *importRun) progress(p Progress) {
 
 // checkDir runs plan check's folder rules on an attempt of a streamed
 // import whose read failed: a dir_missing is the warning Load would have
-// given (the trial's index is its canonical one, which Scan made sure is
-// the file's); any error finding means Load would have refused the plan,
-// so the import declines and the loaded path reports it.
-func (r *importRun) checkDir(job *attemptJob, k int) error {
+// given (at the trial's index in the file, index, and the attempt's, k,
+// which Scan made sure is in ascending retry order); any error finding
+// means Load would have refused the plan, so the import declines and the
+// loaded path reports it.
+func (r *importRun) checkDir(job *attemptJob, index, k int) error {
 	f, bad := r.dirs.Check(job.dir)
 	if !bad {
 		return nil
@@ -630,7 +646,7 @@ func (r *importRun) checkDir(job *attemptJob, k int) error {
 	if f.Severity == planfile.SeverityError || f.Code != planfile.CodeDirMissing {
 		return errDecline
 	}
-	r.missing = append(r.missing, missingDir{trial: int32(r.done), attempt: int32(k), message: f.Message})
+	r.missing = append(r.missing, missingDir{trial: int32(index), attempt: int32(k), message: f.Message})
 	return nil
 }
 
@@ -648,9 +664,13 @@ func (m missingDir) finding() planfile.Finding {
 }
 
 // findingWarnings appends the warnings of the plan's findings in Load's
-// order: the streamed import's missing folders, already in pointer order,
-// are merged into the sorted plan findings one at a time.
+// order: the streamed import's missing folders, put in pointer order
+// (they come in canonical order, which is the file's only for a plan in
+// order), are merged into the sorted plan findings one at a time.
 func (r *importRun) findingWarnings(ws []Warning) []Warning {
+	slices.SortFunc(r.missing, func(a, b missingDir) int {
+		return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.attempt, b.attempt))
+	})
 	add := func(f planfile.Finding) {
 		if f.Severity != planfile.SeverityError && f.Code != "revision_unverified" {
 			ws = append(ws, Warning{f.Code, f.Pointer + ": " + f.Message})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -86,9 +87,23 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 		{name: "settings incomplete", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			delete(p, "settings")
 		}},
-		{name: "trials out of order", edit: func(t *testing.T, root string, p map[string]any) {
+		{name: "trials out of order", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			trs := trialsOf(p)
 			trs[0], trs[len(trs)-1] = trs[len(trs)-1], trs[0]
+		}},
+		// Missing folders (trials 98, 99, a missing parent) are warned at
+		// their index in the file, not in canonical order.
+		{name: "trials shuffled", indent: true, streams: true, edit: func(t *testing.T, root string, p map[string]any) {
+			trs := trialsOf(p)
+			attemptsOf(trs[11])[0].(map[string]any)["dir"] = "nope/x/y"
+			rand.New(rand.NewPCG(1, 2)).Shuffle(len(trs), func(i, j int) { trs[i], trs[j] = trs[j], trs[i] })
+			tr := trs[3].(map[string]any)
+			tr["attempts"] = append(attemptsOf(tr), map[string]any{"retry": 2, "dir": addResult(t, root, "jobs/extra/retry-2", tr["task"].(string))})
+		}},
+		{name: "a trial twice, apart", invalid: true, edit: func(t *testing.T, root string, p map[string]any) {
+			trs := trialsOf(p)
+			trs[0], trs[len(trs)-1] = trs[len(trs)-1], trs[0]
+			p["trials"] = append(trs, map[string]any{"task": trs[0].(map[string]any)["task"], "repeat": trs[0].(map[string]any)["repeat"]})
 		}},
 		{name: "attempts out of order", edit: func(t *testing.T, root string, p map[string]any) {
 			tr := trialsOf(p)[2].(map[string]any)

@@ -35,6 +35,14 @@ type Streamed struct {
 	head        *Plan
 	findings    []Finding
 	canonHead   []byte
+
+	// outOfOrder: the file does not list the trials in canonical order,
+	// so WriteCanonical sorts them (sortrun.go) in scratch files under
+	// scratchDir and notes each one's index in the file (order).
+	outOfOrder bool
+	scratchDir string
+	scratches  []*scratch
+	order      *orderSpool
 }
 
 // Head is the plan without its trials.
@@ -57,16 +65,24 @@ func (s *Streamed) CanonicalSettings() ([]byte, error) {
 	return jcs.Marshal(s.head.Settings)
 }
 
-// Close closes the plan file.
-func (s *Streamed) Close() error { return s.f.Close() }
+// Close closes the plan file and removes the scratch files of its sort.
+func (s *Streamed) Close() error {
+	for _, sc := range s.scratches {
+		sc.close()
+	}
+	s.scratches, s.order = nil, nil
+	return s.f.Close()
+}
 
 // Scan reads the plan at path once, trial by trial, keeping only compact
 // state (a 32-bit fingerprint per attempt folder), and reports whether it can
-// vouch for it: Parse would find no error and no finding under /trials,
-// and the trials are in the one shape a streamed import handles. It
-// declines (false) whenever it is not sure: a file over MaxPlanSize or
-// not a regular file, any syntax or schema doubt, trials out of canonical
-// (task, repeat) order or attempts out of ascending retry order, a task
+// vouch for it: Parse would find no error and no finding under /trials
+// (but for a trial listed twice in a plan out of canonical order, which
+// WriteCanonical finds: ErrDuplicateTrial), and the trials are in the one
+// shape a streamed import handles, in any order. It declines (false)
+// whenever it is not sure: a file over MaxPlanSize or not a regular file,
+// any syntax or schema doubt, one trial twice in a row, attempts out of
+// ascending retry order, a task
 // holding a byte up to '#', a string with an escape, a number not written
 // as a plain integer, a control character, a secret the scanner knows, a
 // path rule, a duplicate folder, no trials, or a
@@ -154,8 +170,13 @@ func (s *Streamed) scanTrials(d *jsonscan.Decoder, opts Options) bool {
 		if !more {
 			break
 		}
-		if s.trials > 0 && (t.Task < prev.Task || t.Task == prev.Task && t.Repeat <= prev.Repeat) {
-			return false
+		if s.trials > 0 {
+			if t.Task == prev.Task && t.Repeat == prev.Repeat {
+				return false // duplicate_trial
+			}
+			if t.Task < prev.Task || t.Task == prev.Task && t.Repeat < prev.Repeat {
+				s.outOfOrder = true
+			}
 		}
 		// A task holding a byte up to '#' cannot be tallied as a stream
 		// (snapshot's rule); Load's rules on the trial's text are the
@@ -294,7 +315,14 @@ var ErrPlanChanged = errors.New("the plan file changed while it was read")
 // bytes of NormalizedJSON) to w, reading the trials from the file again;
 // each Write holds whole trials, about 32 KiB. It fails with
 // ErrPlanChanged when the trials read are not those Scan checked.
+//
+// A plan out of canonical order is sorted on the way (sortrun.go): then
+// it fails with ErrDuplicateTrial when a (task, repeat) is listed twice,
+// which Scan does not see, and it notes the order FileOrder gives.
 func (s *Streamed) WriteCanonical(w io.Writer) error {
+	if s.outOfOrder {
+		return s.writeSorted(w)
+	}
 	d := jsonscan.NewDecoder(io.NewSectionReader(s.f, s.start, s.end-s.start), jsonscan.Options{MaxDepth: MaxDepth})
 	if k, err := d.Next(); err != nil || k != jsonscan.BeginArray {
 		return ErrPlanChanged

@@ -2,9 +2,12 @@ package planfile
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -37,9 +40,22 @@ func checkScan(t *testing.T, data []byte) (vouched bool) {
 		return false
 	}
 	defer s.Close()
+	s.SortIn(t.TempDir())
+	var got bytes.Buffer
+	werr := s.WriteCanonical(&got)
 	p, rep, err := Load(path, Options{})
 	if err != nil || p == nil {
 		t.Fatalf("Scan vouched for a plan Load cannot read: %v", err)
+	}
+	if errors.Is(werr, ErrDuplicateTrial) {
+		// Scan cannot see a trial listed twice out of order; the sort can.
+		if s.InOrder() || !slices.ContainsFunc(rep.Findings, func(f Finding) bool { return f.Code == CodeDuplicateTrial && f.Severity == SeverityError }) {
+			t.Fatalf("WriteCanonical found a trial twice in a plan in order %v or without duplicate_trial: %+v", s.InOrder(), rep.Findings)
+		}
+		return false
+	}
+	if werr != nil {
+		t.Fatal(werr)
 	}
 	var loaded []Finding
 	for _, f := range rep.Findings {
@@ -59,16 +75,23 @@ func checkScan(t *testing.T, data []byte) (vouched bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got bytes.Buffer
-	if err := s.WriteCanonical(&got); err != nil {
-		t.Fatal(err)
-	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("canonical form differs:\n%s\nwant\n%s", got.Bytes(), want)
 	}
 	var back []Trial
 	if err := ReadCanonicalTrials(bytes.NewReader(want), func(tr Trial) error { back = append(back, tr); return nil }); err != nil {
 		t.Fatal(err)
+	}
+	// FileOrder names each canonical trial's index in the file.
+	next := s.FileOrder()
+	for _, tr := range back {
+		i, err := next()
+		if err != nil || i < 0 || i >= len(p.Trials) || p.Trials[i].Task != tr.Task || p.Trials[i].Repeat != tr.Repeat {
+			t.Fatalf("FileOrder gave %d (%v) for trial %s; the file's trial there is not it", i, err, tr.ID())
+		}
+	}
+	if _, err := next(); err == nil {
+		t.Fatal("FileOrder gave more indexes than trials")
 	}
 	norm := p.Normalized().Trials
 	if len(back) == 0 && len(norm) == 0 {
@@ -117,8 +140,10 @@ func TestScan(t *testing.T) {
 		{"many trials", withTrials(sortedTrials(500)), true},
 		{"trials first", `{"trials":[{"task":"a","repeat":0}],` + scanSeedPlan[1:strings.LastIndex(scanSeedPlan[:strings.Index(scanSeedPlan, `"trials":[`)], ",")] + `}`, true},
 		{"no trials", withTrials(""), false},
-		{"out of order", withTrials(`{"task":"b","repeat":0},{"task":"a","repeat":0}`), false},
+		{"out of order", withTrials(`{"task":"b","repeat":0},{"task":"a","repeat":0}`), true},
+		{"repeats out of order", withTrials(`{"task":"a","repeat":1,"attempts":[{"retry":0,"dir":"x"}]},{"task":"b","repeat":0},{"task":"a","repeat":0,"attempts":[{"retry":0,"dir":"y"}]}`), true},
 		{"repeat twice", withTrials(`{"task":"a","repeat":0},{"task":"a","repeat":0}`), false},
+		{"repeat twice out of order", withTrials(`{"task":"a","repeat":0},{"task":"b","repeat":0},{"task":"a","repeat":0}`), false},
 		{"retries descending", withTrials(`{"task":"a","repeat":0,"attempts":[{"retry":1,"dir":"x"},{"retry":0,"dir":"y"}]}`), false},
 		{"duplicate dir", withTrials(`{"task":"a","repeat":0,"attempts":[{"retry":0,"dir":"x"}]},{"task":"a","repeat":1,"attempts":[{"retry":0,"dir":"x"}]}`), false},
 		{"unclean dir", withTrials(`{"task":"a","repeat":0,"attempts":[{"retry":0,"dir":"x//y"}]}`), false},
@@ -175,5 +200,74 @@ func TestScanFingerprintCollision(t *testing.T) {
 	}
 	if !s.confirmDirs() {
 		t.Error("distinct folders with matching fingerprints were taken for a duplicate")
+	}
+}
+
+// TestScanSortsInRuns: a plan out of canonical order is sorted through
+// scratch files in many runs, with the indexes past memory too, to the
+// very bytes NormalizedJSON gives; a trial listed twice in different runs
+// is ErrDuplicateTrial. No scratch file is left behind.
+func TestScanSortsInRuns(t *testing.T) {
+	defer func(r, o int) { sortRunBytes, orderHeld = r, o }(sortRunBytes, orderHeld)
+	sortRunBytes, orderHeld = 700, 64
+	shuffled := func(n int, dup bool) string {
+		order := make([]int, n)
+		for i := range order {
+			order[i] = (i * 7919) % n // a permutation: 7919 is prime and n is not a multiple
+		}
+		var sb strings.Builder
+		for k, i := range order {
+			if k > 0 {
+				sb.WriteByte(',')
+			}
+			fmt.Fprintf(&sb, `{"task":"t%03d","repeat":%d,"attempts":[{"retry":0,"dir":"j/%d"},{"retry":2,"dir":"j/%d-2"}]}`, i/3, i%3, i, i)
+		}
+		if dup {
+			sb.WriteString(`,{"task":"t000","repeat":1}`)
+		}
+		i := strings.Index(scanSeedPlan, `"trials":[`)
+		return scanSeedPlan[:i] + `"trials":[` + sb.String() + `]}`
+	}
+	for _, tc := range []struct {
+		name  string
+		plan  string
+		vouch bool
+	}{
+		{"shuffled", shuffled(500, false), true},
+		{"shuffled with a trial twice", shuffled(500, true), false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := checkScan(t, []byte(tc.plan)); got != tc.vouch {
+				t.Errorf("vouched = %v; want %v", got, tc.vouch)
+			}
+		})
+	}
+}
+
+// TestScanScratchRemoved: the scratch files of a sort are gone once the
+// Streamed is closed (at once where an open file can be removed).
+func TestScanScratchRemoved(t *testing.T) {
+	defer func(r, o int) { sortRunBytes, orderHeld = r, o }(sortRunBytes, orderHeld)
+	sortRunBytes, orderHeld = 100, 8
+	path := filepath.Join(t.TempDir(), "plan.json")
+	plan := strings.Replace(scanSeedPlan, `{"task":"a","repeat":0,`, `{"task":"zz","repeat":0},{"task":"a","repeat":0,`, 1)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := Scan(path, Options{})
+	if !ok || s.InOrder() {
+		t.Fatalf("Scan: ok %v, in order %v; want a plan out of order vouched for", ok, ok && s.InOrder())
+	}
+	dir := t.TempDir()
+	s.SortIn(dir)
+	if err := s.WriteCanonical(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.scratches) < 2 {
+		t.Fatalf("%d scratch files; the test wants runs and indexes on disk", len(s.scratches))
+	}
+	s.Close()
+	if left, _ := os.ReadDir(dir); len(left) > 0 {
+		t.Errorf("scratch files left: %v", left)
 	}
 }

@@ -48,14 +48,22 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 		f.Triage.Add(t)
 	}
 	f.Cost = cs.Cost()
-	f.Scope = datasetScope(s.Plan())
-	if planned, size, ok := s.Plan().DatasetScope(); ok {
+	f.addPlan(s.Plan(), s.Manifest().Counts.Expected)
+	return f, nil
+}
+
+// addPlan adds the facts the round's plan holds: which part of the
+// dataset its rates are over. planned is the round's planned trials (the
+// manifest's count: a streamed open's plan carries no trial list).
+func (f *roundFacts) addPlan(p *snapshot.PlanSummary, planned int) {
+	if p == nil {
+		return
+	}
+	f.Scope = datasetScope(p)
+	if planned, size, ok := p.DatasetScope(); ok {
 		f.Dataset = &compare.DatasetScope{PlannedSamples: planned, Samples: size}
 	}
-	if p := s.Plan(); p != nil {
-		f.Population = population(p.Settings, len(p.Trials))
-	}
-	return f, nil
+	f.Population = population(p.Settings, planned)
 }
 
 // datasetScope words a round's planned samples against its dataset, so a
@@ -73,14 +81,29 @@ func datasetScope(p *snapshot.PlanSummary) string {
 	return "all " + ui.Plural(int(planned), "sample") + " of the dataset"
 }
 
-// readSavedFacts opens (verifies) the snapshot at dir and reads its facts.
+// readSavedFacts verifies the snapshot at dir and reads its facts in the
+// same single read (snapshot.OpenTrials), so memory stays flat however
+// many trials the round has (issue 36: import at a million trials). The
+// facts are used only when the whole snapshot verified.
 func readSavedFacts(dir string) (*roundFacts, error) {
-	s, err := snapshot.Open(dir)
+	var f *roundFacts
+	var cs snapshot.CostSum
+	s, err := snapshot.OpenTrials(dir, func(*snapshot.Manifest, []byte) (snapshot.Visit, error) {
+		// Called again when OpenTrials falls back to Open: start over.
+		f = &roundFacts{Triage: snapshot.Triage{Examples: triageExamples}}
+		cs = snapshot.CostSum{}
+		return func(t snapshot.PlannedTrial) error {
+			cs.Add(t.Observation)
+			f.Triage.Add(t)
+			return nil
+		}, nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer s.Close()
-	return readRoundFacts(s)
+	f.Cost = cs.Cost()
+	f.addPlan(s.Plan(), s.Manifest().Counts.Expected)
+	return f, nil
 }
 
 // triageGroups and triageExamples bound the failures block: the rest is

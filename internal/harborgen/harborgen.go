@@ -7,6 +7,7 @@ package harborgen
 import (
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,6 +60,10 @@ type Options struct {
 	// result an agent/trajectory.json (ATIF) of about TrajectoryBytes.
 	Trajectories    int
 	TrajectoryBytes int
+	// ShufflePlan writes the plan's trials in a shuffled order (the same
+	// order for the same n), as a plan built by a script that walks a map
+	// or merges shards would be: the folders are unchanged.
+	ShufflePlan bool
 }
 
 // Write creates a job of n trials (tasks of 10 repeats each) under root and
@@ -105,6 +110,9 @@ func WriteWith(root string, n int, o Options) (*Job, error) {
 				return nil, err
 			}
 		}
+	}
+	if o.ShufflePlan {
+		rand.New(rand.NewPCG(uint64(n), 36)).Shuffle(len(trials), func(i, j int) { trials[i], trials[j] = trials[j], trials[i] })
 	}
 	plan := map[string]any{
 		"version":    1,

@@ -1,10 +1,12 @@
 package harborgen
 
 import (
+	"cmp"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,5 +102,46 @@ func TestWriteWith(t *testing.T) {
 		if err != nil || steps < 10 {
 			t.Errorf("%s: ATIF decode: %v after %d steps", p, err, steps)
 		}
+	}
+}
+
+// TestShufflePlan: a shuffled plan lists the same trials as the sorted
+// one, not in sorted order, and the same order every time.
+func TestShufflePlan(t *testing.T) {
+	type trial struct {
+		Task     string
+		Repeat   int
+		Attempts []struct {
+			Retry int
+			Dir   string
+		}
+	}
+	read := func(o Options) []trial {
+		job, err := WriteWith(t.TempDir(), 300, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(job.PlanPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan struct{ Trials []trial }
+		if err := json.Unmarshal(b, &plan); err != nil {
+			t.Fatal(err)
+		}
+		return plan.Trials
+	}
+	sorted, shuffled := read(Options{}), read(Options{ShufflePlan: true})
+	if reflect.DeepEqual(sorted, shuffled) {
+		t.Fatal("the shuffled plan is in sorted order")
+	}
+	if again := read(Options{ShufflePlan: true}); !reflect.DeepEqual(shuffled, again) {
+		t.Error("two shuffled plans of the same size differ")
+	}
+	slices.SortFunc(shuffled, func(a, b trial) int {
+		return cmp.Or(strings.Compare(a.Task, b.Task), cmp.Compare(a.Repeat, b.Repeat))
+	})
+	if !reflect.DeepEqual(sorted, shuffled) {
+		t.Error("the shuffled plan's trials, sorted, are not the sorted plan's")
 	}
 }

@@ -1,0 +1,379 @@
+package planfile
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"container/heap"
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+
+	"github.com/tuneplane/tpctl/internal/jsonscan"
+)
+
+// A plan whose trials are not in canonical (task, repeat) order is
+// streamed too (issue 36): WriteCanonical sorts its trials with a bounded
+// external merge sort. Trials are read from the file in runs of at most
+// sortRunBytes, each run sorted in memory and written to a scratch file
+// as records (its sort key, its index in the file, its canonical JSON);
+// the runs are then merged, and each trial's canonical JSON is written in
+// order, its index in the file noted for FileOrder. Memory is one run,
+// one read buffer per run and the heap of the merge, whatever the number
+// of trials: a million trials (about 130 MB of records) are 33 runs.
+
+// sortRunBytes bounds the records of one run held in memory. A variable
+// so tests can make many runs of a small plan.
+var sortRunBytes = 4 << 20
+
+// orderHeld is how many bytes of FileOrder's indexes (4 per trial) are
+// kept in memory; past it they go to a scratch file.
+var orderHeld = 1 << 20
+
+// runReadBuffer is the read buffer of each run during the merge.
+const runReadBuffer = 32 << 10
+
+// ErrDuplicateTrial means WriteCanonical met a (task, repeat) twice in a
+// plan whose trials are not in canonical order (Scan cannot see that
+// without holding every trial): Load reports it as duplicate_trial, so
+// nothing of the plan should be used.
+var ErrDuplicateTrial = errors.New("the plan lists a trial twice")
+
+// SortIn sets the folder of the scratch files WriteCanonical sorts a plan
+// out of canonical order in (about two thirds of the plan's size; the
+// system's temporary folder when unset). Each file is removed at once
+// where an open file can be, else when the Streamed is closed.
+func (s *Streamed) SortIn(dir string) { s.scratchDir = dir }
+
+// InOrder reports whether the file lists the trials in canonical order.
+func (s *Streamed) InOrder() bool { return !s.outOfOrder }
+
+// FileOrder returns a function that gives, one call per trial in
+// canonical order (as plan.json lists them), the trial's index in the
+// plan file: what a finding's pointer /trials/<i> names. For a plan out of
+// canonical order it reads what WriteCanonical noted, so call it after
+// WriteCanonical succeeded.
+func (s *Streamed) FileOrder() func() (int, error) {
+	n := 0
+	if !s.outOfOrder {
+		return func() (int, error) {
+			if n >= s.trials {
+				return 0, io.ErrUnexpectedEOF
+			}
+			n++
+			return n - 1, nil
+		}
+	}
+	if s.order == nil || s.order.size() != 4*int64(s.trials) {
+		return func() (int, error) { return 0, errors.New("the plan's order was not noted (WriteCanonical first)") }
+	}
+	r := s.order.reader()
+	var b [4]byte
+	return func() (int, error) {
+		if _, err := io.ReadFull(r, b[:]); err != nil {
+			return 0, io.ErrUnexpectedEOF
+		}
+		return int(binary.LittleEndian.Uint32(b[:])), nil
+	}
+}
+
+// scratch is a file for a sort's runs or order, removed at once where an
+// open file can be (nothing to clean up after a crash), else by close.
+type scratch struct {
+	f    *os.File
+	path string // when it could not be removed while open
+}
+
+func (s *Streamed) newScratch() (*scratch, error) {
+	f, err := os.CreateTemp(s.scratchDir, ".tpctl-plan-sort-*")
+	if err != nil {
+		return nil, err
+	}
+	sc := &scratch{f: f}
+	if runtime.GOOS == "windows" || os.Remove(f.Name()) != nil {
+		sc.path = f.Name()
+	}
+	s.scratches = append(s.scratches, sc)
+	return sc, nil
+}
+
+func (sc *scratch) close() {
+	sc.f.Close()
+	if sc.path != "" {
+		os.Remove(sc.path)
+	}
+}
+
+// orderSpool keeps the indexes in memory up to orderHeld bytes, then in a
+// scratch file.
+type orderSpool struct {
+	s   *Streamed
+	mem []byte
+	sc  *scratch
+	w   *bufio.Writer
+	n   int64
+}
+
+func (o *orderSpool) add(i int) error {
+	var b [4]byte
+	binary.LittleEndian.PutUint32(b[:], uint32(i))
+	o.n += 4
+	if o.sc == nil && len(o.mem)+4 <= orderHeld {
+		o.mem = append(o.mem, b[:]...)
+		return nil
+	}
+	if o.sc == nil {
+		sc, err := o.s.newScratch()
+		if err != nil {
+			return err
+		}
+		o.sc, o.w = sc, bufio.NewWriterSize(sc.f, 64<<10)
+		if _, err := o.w.Write(o.mem); err != nil {
+			return err
+		}
+		o.mem = nil
+	}
+	_, err := o.w.Write(b[:])
+	return err
+}
+
+func (o *orderSpool) flush() error {
+	if o.w == nil {
+		return nil
+	}
+	return o.w.Flush()
+}
+
+func (o *orderSpool) size() int64 { return o.n }
+
+func (o *orderSpool) reader() io.Reader {
+	if o.sc == nil {
+		return bytes.NewReader(o.mem)
+	}
+	return bufio.NewReaderSize(io.NewSectionReader(o.sc.f, 0, o.n), 64<<10)
+}
+
+// runEntry is one trial's record in the run being built: buf[off:end]
+// holds its task, then (from body) its canonical JSON.
+type runEntry struct {
+	off, body, end uint32
+	repeat, index  uint32
+}
+
+// writeSorted is WriteCanonical for a plan out of canonical order.
+func (s *Streamed) writeSorted(w io.Writer) error {
+	d := jsonscan.NewDecoder(io.NewSectionReader(s.f, s.start, s.end-s.start), jsonscan.Options{MaxDepth: MaxDepth})
+	if k, err := d.Next(); err != nil || k != jsonscan.BeginArray {
+		return ErrPlanChanged
+	}
+	var (
+		buf    = make([]byte, 0, sortRunBytes+4<<10)
+		ents   []runEntry
+		runs   *scratch
+		rw     *bufio.Writer
+		ends   []int64 // where each run ends in runs
+		at     int64
+		t      Trial
+		fp     maphash.Hash
+		n      int
+		varint [4 * binary.MaxVarintLen64]byte
+	)
+	fp.SetSeed(s.seed)
+	less := func(a, b runEntry) int {
+		return cmp.Or(bytes.Compare(buf[a.off:a.body], buf[b.off:b.body]), cmp.Compare(a.repeat, b.repeat))
+	}
+	// spill sorts the run in memory and appends it to the runs file.
+	spill := func() error {
+		slices.SortFunc(ents, less)
+		if runs == nil {
+			sc, err := s.newScratch()
+			if err != nil {
+				return err
+			}
+			runs, rw = sc, bufio.NewWriterSize(sc.f, 64<<10)
+		}
+		for _, e := range ents {
+			v := binary.AppendUvarint(varint[:0], uint64(e.body-e.off))
+			v = binary.AppendUvarint(v, uint64(e.repeat))
+			v = binary.AppendUvarint(v, uint64(e.index))
+			v = binary.AppendUvarint(v, uint64(e.end-e.body))
+			if _, err := rw.Write(v); err != nil {
+				return err
+			}
+			if _, err := rw.Write(buf[e.off:e.end]); err != nil {
+				return err
+			}
+			at += int64(len(v)) + int64(e.end-e.off)
+		}
+		if err := rw.Flush(); err != nil {
+			return err
+		}
+		ends = append(ends, at)
+		buf, ents = buf[:0], ents[:0]
+		return nil
+	}
+	for {
+		ok, more, err := readTrial(d, &t, t.Task)
+		if err != nil || !ok {
+			return ErrPlanChanged
+		}
+		if !more {
+			break
+		}
+		fingerprintTrial(&fp, &t)
+		if len(buf) >= sortRunBytes {
+			if err := spill(); err != nil {
+				return err
+			}
+		}
+		e := runEntry{off: uint32(len(buf)), repeat: uint32(t.Repeat), index: uint32(n)}
+		buf = append(buf, t.Task...)
+		e.body = uint32(len(buf))
+		if buf, ok = appendCanonicalTrial(buf, t.Task, t.Repeat, t.Attempts); !ok {
+			return ErrPlanChanged
+		}
+		e.end = uint32(len(buf))
+		ents = append(ents, e)
+		n++
+	}
+	if n != s.trials || fp.Sum64() != s.fingerprint {
+		return ErrPlanChanged
+	}
+	// The last run stays in memory; the earlier ones are read back.
+	slices.SortFunc(ents, less)
+	m := &merge{}
+	m.cursors = append(m.cursors, &cursor{mem: ents, buf: buf})
+	var from int64
+	for _, end := range ends {
+		m.cursors = append(m.cursors, &cursor{r: bufio.NewReaderSize(io.NewSectionReader(runs.f, from, end-from), runReadBuffer)})
+		from = end
+	}
+	s.order = &orderSpool{s: s}
+	return m.write(w, s)
+}
+
+// cursor reads one sorted run: from memory (mem over buf) or from a
+// section of the runs file.
+type cursor struct {
+	mem []runEntry
+	buf []byte
+	r   *bufio.Reader
+	rec []byte
+
+	task, body    []byte
+	repeat, index int
+}
+
+// next moves to the run's next record; false at its end.
+func (c *cursor) next() (bool, error) {
+	if c.r == nil {
+		if len(c.mem) == 0 {
+			return false, nil
+		}
+		e := c.mem[0]
+		c.mem = c.mem[1:]
+		c.task, c.body = c.buf[e.off:e.body], c.buf[e.body:e.end]
+		c.repeat, c.index = int(e.repeat), int(e.index)
+		return true, nil
+	}
+	taskLen, err := binary.ReadUvarint(c.r)
+	if err == io.EOF {
+		return false, nil
+	}
+	var fields [3]uint64
+	for i := range fields {
+		if err == nil {
+			fields[i], err = binary.ReadUvarint(c.r)
+		}
+	}
+	if err != nil || taskLen+fields[2] > MaxPlanSize {
+		return false, errors.New("a scratch file of the plan's sort is damaged")
+	}
+	c.rec = slices.Grow(c.rec[:0], int(taskLen+fields[2]))[:taskLen+fields[2]]
+	if _, err := io.ReadFull(c.r, c.rec); err != nil {
+		return false, errors.New("a scratch file of the plan's sort is damaged")
+	}
+	c.task, c.body = c.rec[:taskLen], c.rec[taskLen:]
+	c.repeat, c.index = int(fields[0]), int(fields[1])
+	return true, nil
+}
+
+// merge is a heap of the runs' cursors by their current trial.
+type merge struct{ cursors []*cursor }
+
+func (m *merge) Len() int { return len(m.cursors) }
+func (m *merge) Less(i, j int) bool {
+	a, b := m.cursors[i], m.cursors[j]
+	return cmp.Or(bytes.Compare(a.task, b.task), cmp.Compare(a.repeat, b.repeat)) < 0
+}
+func (m *merge) Swap(i, j int) { m.cursors[i], m.cursors[j] = m.cursors[j], m.cursors[i] }
+func (m *merge) Push(x any)    { m.cursors = append(m.cursors, x.(*cursor)) }
+func (m *merge) Pop() any {
+	c := m.cursors[len(m.cursors)-1]
+	m.cursors = m.cursors[:len(m.cursors)-1]
+	return c
+}
+
+// write merges the runs into the canonical plan, as WriteCanonical
+// writes it (whole trials per Write, about 32 KiB each), noting each
+// trial's index in s.order.
+func (m *merge) write(w io.Writer, s *Streamed) error {
+	live := m.cursors[:0]
+	for _, c := range m.cursors {
+		ok, err := c.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			live = append(live, c)
+		}
+	}
+	m.cursors = live
+	heap.Init(m)
+	out := append(make([]byte, 0, 40<<10), s.canonHead...)
+	var prevTask []byte
+	prevRepeat, n := -1, 0
+	for m.Len() > 0 {
+		c := m.cursors[0]
+		if n > 0 && c.repeat == prevRepeat && bytes.Equal(c.task, prevTask) {
+			return ErrDuplicateTrial
+		}
+		prevTask, prevRepeat = append(prevTask[:0], c.task...), c.repeat
+		if n > 0 {
+			out = append(out, ',')
+		}
+		n++
+		out = append(out, c.body...)
+		if err := s.order.add(c.index); err != nil {
+			return err
+		}
+		if len(out) >= 32<<10 {
+			if _, err := w.Write(out); err != nil {
+				return err
+			}
+			out = out[:0]
+		}
+		ok, err := c.next()
+		if err != nil {
+			return err
+		}
+		if ok {
+			heap.Fix(m, 0)
+		} else {
+			heap.Pop(m)
+		}
+	}
+	if n != s.trials {
+		return ErrPlanChanged
+	}
+	if err := s.order.flush(); err != nil {
+		return err
+	}
+	out, _ = s.head.appendCanonicalTail(out)
+	_, err := w.Write(out)
+	return err
+}
