@@ -15,7 +15,6 @@ import (
 	"slices"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
-	"github.com/tuneplane/tpctl/internal/jsonscan"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
@@ -295,9 +294,10 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 }
 
 // readPlan copies plan.json into c.planSpool, hashing it as it passes,
-// finds the span of its trials array (c.trialsAt) and keeps the rest of
-// the plan as c.headJSON with the array left empty. The plan must be
-// canonical JSON and a newline; its canonical digest is returned.
+// finds the span of its trials array (c.trialsAt, by planSpan) and keeps
+// the rest of the plan as c.headJSON with the array left empty. The plan
+// must be canonical JSON and a newline (the head is checked here, the
+// trials by keyWalk as they are read); its canonical digest is returned.
 func (c *capture) readPlan(dir string) (string, error) {
 	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
 	if err != nil {
@@ -305,44 +305,32 @@ func (c *capture) readPlan(dir string) (string, error) {
 	}
 	defer f.Close()
 	canon := &holdBack{h: sha256.New()}
-	d := jsonscan.NewDecoder(io.TeeReader(io.LimitReader(f, MaxPlanSize+1), io.MultiWriter(canon, c.planSpool)), jsonscan.Options{MaxDepth: jcs.MaxDepth})
-	notStreamable := errors.New("not in the canonical form a streamed read takes")
-	if k, err := d.Next(); err != nil || k != jsonscan.BeginObject {
-		return "", notStreamable
-	}
-	found := false
+	span := newPlanSpan()
+	r := io.LimitReader(f, MaxPlanSize+1)
+	buf := make([]byte, 256<<10)
 	for {
-		k, err := d.Next()
+		n, err := r.Read(buf)
+		if n > 0 {
+			p := buf[:n]
+			canon.Write(p)
+			if _, err := c.planSpool.Write(p); err != nil {
+				return "", err
+			}
+			span.feed(p)
+		}
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return "", err
 		}
-		if k == jsonscan.EndObject {
-			break
-		}
-		isTrials := string(d.Text()) == "trials"
-		if k, err = d.Next(); err != nil {
-			return "", err
-		}
-		if isTrials {
-			if found {
-				return "", notStreamable
-			}
-			found, c.trialsAt[0] = true, d.Start()
-		}
-		if err := d.Skip(k); err != nil {
-			return "", err
-		}
-		if isTrials {
-			c.trialsAt[1] = d.InputOffset()
-		}
 	}
-	if _, err := d.Next(); err != io.EOF {
-		return "", notStreamable
-	}
+	notStreamable := errors.New("not in the canonical form a streamed read takes")
 	size := c.planSpool.size()
-	if !found || size > MaxPlanSize || !canon.has || canon.last != '\n' {
+	if span.bad || span.start < 0 || span.end < 0 || size > MaxPlanSize || !canon.has || canon.last != '\n' || span.closed != size-1 {
 		return "", notStreamable
 	}
+	c.trialsAt = [2]int64{span.start, span.end}
 	head, err := c.planSpool.bytes(0, c.trialsAt[0])
 	if err != nil {
 		return "", err
@@ -388,139 +376,4 @@ func (b *holdBack) Write(p []byte) (int, error) {
 	b.h.Write(p[:len(p)-1])
 	b.last, b.has = p[len(p)-1], true
 	return len(p), nil
-}
-
-// keyWalk reads the planned trials, one at a time, from the bytes of a
-// plan's trials array. The trials must be in RFC 8785 form and the array
-// hold nothing between them but commas: together with
-// a canonical head, the plan is then canonical as a whole. The check runs
-// over many trials at once; a trial handed out may be found not canonical
-// later, which is then the error that ends the walk.
-type keyWalk struct {
-	d        *jsonscan.Decoder
-	seen     *window
-	prev     int64 // offset just past the '[' or the last trial
-	lastTask string
-	n        int   // trials read
-	from, to int64 // span of the trials not yet checked; from -1 when none
-	started  bool
-	done     bool
-}
-
-func newKeyWalk(r io.Reader) *keyWalk {
-	w := &keyWalk{from: -1, seen: &window{}}
-	w.d = jsonscan.NewDecoder(io.TeeReader(r, w.seen), jsonscan.Options{MaxDepth: jcs.MaxDepth})
-	return w
-}
-
-var errNotCanonical = errors.New("the trials array is not in the canonical form a streamed read takes")
-
-// next returns the next trial; ok is false after the last one.
-func (w *keyWalk) next() (t trialKey, ok bool, err error) {
-	if w.done {
-		return t, false, nil
-	}
-	if !w.started {
-		w.started = true
-		if k, err := w.d.Next(); err != nil || k != jsonscan.BeginArray {
-			return t, false, errNotCanonical
-		}
-		w.prev = w.d.InputOffset()
-	}
-	k, err := w.d.Next()
-	if err != nil {
-		return t, false, err
-	}
-	start := w.d.Start()
-	if k == jsonscan.EndArray {
-		w.done = true
-		if start != w.prev || !w.checkHeld() {
-			return t, false, errNotCanonical
-		}
-		if _, err := w.d.Next(); err != io.EOF {
-			return t, false, errNotCanonical
-		}
-		return t, false, nil
-	}
-	if t, ok = walkTrial(w.d, k); !ok {
-		return t, false, errNotCanonical
-	}
-	end := w.d.InputOffset()
-	// One byte between trials is the comma itself; the first starts right
-	// after the bracket.
-	gap := int64(1)
-	if w.n == 0 {
-		gap = 0
-	}
-	if start != w.prev+gap {
-		return t, false, errNotCanonical
-	}
-	if w.from < 0 {
-		w.from = start
-	}
-	w.to = end
-	if w.to-w.from >= 256<<10 && !w.checkHeld() {
-		return t, false, errNotCanonical
-	}
-	w.prev = end
-	w.n++
-	if t.Task == w.lastTask {
-		t.Task = w.lastTask
-	}
-	w.lastTask = t.Task
-	return t, true, nil
-}
-
-// checkHeld reports whether the trials read since the last check are in
-// RFC 8785 form, checked together as one array (one canonicalizer run
-// per quarter MiB rather than one per trial): the byte before the first
-// and the one after the last are made brackets for the check, then put
-// back. Then it drops them from the window.
-func (w *keyWalk) checkHeld() bool {
-	if w.from < 0 {
-		return true
-	}
-	b := w.seen.b
-	lo, hi := int(w.from-w.seen.base)-1, int(w.to-w.seen.base)
-	before := b[lo]
-	extended := hi == len(b)
-	if extended {
-		b = append(b, 0)
-		w.seen.b = b
-	}
-	after := b[hi]
-	b[lo], b[hi] = '[', ']'
-	span := b[lo : hi+1]
-	got, err := jcs.Canonical(span)
-	ok := err == nil && bytes.Equal(got, span)
-	b[lo], b[hi] = before, after
-	if extended {
-		w.seen.b = b[:hi]
-	}
-	w.seen.drop(w.to) // the byte before the next trial is kept
-	w.from = -1
-	return ok
-}
-
-// window keeps the bytes read through it from the first not dropped:
-// the trial being checked and the decoder's read-ahead.
-type window struct {
-	b    []byte
-	base int64 // offset of b[0]
-}
-
-func (w *window) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// drop forgets the bytes before off; they are moved out only once they
-// are most of the buffer, so each byte is moved about once.
-func (w *window) drop(off int64) {
-	n := int(off - w.base)
-	if n < 64<<10 || n < len(w.b)/2 {
-		return
-	}
-	w.b = w.b[:copy(w.b, w.b[n:])]
-	w.base = off
 }
