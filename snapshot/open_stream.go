@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io"
 	"iter"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -19,9 +20,10 @@ import (
 )
 
 // planHeld is how many bytes of plan.json OpenTrials keeps in memory
-// while it reads the plan's trials a second time; past it they go to a
-// temporary file, so memory stays flat however many trials the round has.
-// A variable so tests can exercise the file.
+// for its second walk of the plan's trials; a larger plan is read from
+// its file a second time, and must hash the same again (it is the plan
+// the first read checked), so memory stays flat however many trials the
+// round has. A variable so tests can exercise the second read.
 var planHeld = 1 << 20
 
 // PlannedTrial is one planned trial with its observation, nil when the
@@ -67,9 +69,8 @@ func OpenTrials(dir string, begin func(m *Manifest, manifestJSON []byte) (Visit,
 	if err != nil {
 		return nil, err
 	}
-	c := &capture{streamed: true, manifest: m, planSpool: &spool{limit: planHeld}, visit: visit}
+	c := &capture{streamed: true, manifest: m, visit: visit}
 	rep, err := verify(dir, m, c)
-	c.planSpool.close()
 	switch {
 	case c.visitErr != nil:
 		return nil, c.visitErr
@@ -165,8 +166,8 @@ func trajectoryTrial(data []byte) string {
 	return tr.TrialID
 }
 
-// foldStreamed is the streamed half of rederive: plan.json is read into
-// c.planSpool and hashed, its head (everything but the trials) decoded,
+// foldStreamed is the streamed half of rederive: plan.json is read and
+// hashed, its head (everything but the trials) decoded,
 // and its trials tallied in lockstep with the observations and handed to
 // c.visit. It returns nil after adding a problem (OpenTrials then lets
 // Open decide, so a problem here need only be true, not worded as Verify
@@ -203,7 +204,12 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 			traj[trajectoryTrial(b)] = true
 		}
 	}
-	keys := newKeyWalk(c.planSpool.section(c.trialsAt[0], c.trialsAt[1]-c.trialsAt[0]))
+	trials, reread, err := c.planTrials(dir)
+	if err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	defer reread.close()
+	keys := newKeyWalk(trials)
 	var pending *trialKey
 	var k trialKey
 	visit := func(key *trialKey, o *Observation) error {
@@ -290,14 +296,68 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 		}
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
+	if err := reread.check(c.planSum); err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
 	return t
 }
 
-// readPlan copies plan.json into c.planSpool, hashing it as it passes,
-// finds the span of its trials array (c.trialsAt, by planSpan) and keeps
-// the rest of the plan as c.headJSON with the array left empty. The plan
-// must be canonical JSON and a newline (the head is checked here, the
-// trials by keyWalk as they are read); its canonical digest is returned.
+// planTrials is a reader of the plan's trials array for the second walk:
+// from memory when readPlan kept the plan, else from the file again,
+// whose every byte the returned planReread hashes.
+func (c *capture) planTrials(dir string) (io.Reader, *planReread, error) {
+	if c.planMem != nil {
+		return bytes.NewReader(c.planMem[c.trialsAt[0]:c.trialsAt[1]]), nil, nil
+	}
+	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	r := &planReread{f: f, h: sha256.New()}
+	if _, err := io.CopyN(r.h, f, c.trialsAt[0]); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	return io.TeeReader(io.LimitReader(f, c.trialsAt[1]-c.trialsAt[0]), r.h), r, nil
+}
+
+// planReread is the second read of a plan.json too large to keep: what
+// the walk read of it, and then the rest, must hash as the first read
+// did, else the plan changed in between (and the walk's trials are not
+// the checked plan's).
+type planReread struct {
+	f *os.File
+	h hash.Hash
+}
+
+// check reads the rest of the file after a whole walk and compares its
+// SHA-256 with sum, the first read's; nil for a plan kept in memory.
+func (r *planReread) check(sum string) error {
+	if r == nil {
+		return nil
+	}
+	if _, err := io.Copy(r.h, io.LimitReader(r.f, MaxPlanSize+1)); err != nil {
+		return fmt.Errorf("cannot be read: %w", err)
+	}
+	if hex.EncodeToString(r.h.Sum(nil)) != sum {
+		return errors.New("changed while it was read")
+	}
+	return nil
+}
+
+func (r *planReread) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// readPlan reads plan.json once, hashing it as it passes, finds the span
+// of its trials array (c.trialsAt, by planSpan) and keeps the rest of the
+// plan as c.headJSON with the array left empty; a plan of at most
+// planHeld bytes is kept whole (c.planMem) for the walk of its trials,
+// a larger one is read again (planTrials). The plan must be canonical
+// JSON and a newline (the head is checked here, the trials by keyWalk as
+// they are read); its canonical digest is returned.
 func (c *capture) readPlan(dir string) (string, error) {
 	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
 	if err != nil {
@@ -308,15 +368,35 @@ func (c *capture) readPlan(dir string) (string, error) {
 	span := newPlanSpan()
 	r := io.LimitReader(f, MaxPlanSize+1)
 	buf := make([]byte, 256<<10)
+	// head and tail are the bytes before and after the trials array; mem
+	// every byte, while there are at most planHeld.
+	var head, tail, mem []byte
+	var size int64
 	for {
 		n, err := r.Read(buf)
 		if n > 0 {
 			p := buf[:n]
 			canon.Write(p)
-			if _, err := c.planSpool.Write(p); err != nil {
-				return "", err
-			}
 			span.feed(p)
+			lo, hi := size, size+int64(n)
+			if hs := hi; span.start < 0 || span.start > lo {
+				if span.start >= 0 {
+					hs = span.start
+				}
+				head = append(head, p[:hs-lo]...)
+			}
+			if span.end >= 0 && hi > max(lo, span.end) {
+				tail = append(tail, p[max(lo, span.end)-lo:]...)
+			}
+			if hi <= int64(planHeld) {
+				mem = append(mem, p...)
+			} else {
+				mem = nil
+			}
+			size = hi
+			if len(head)+len(tail) > maxPlanHead || span.bad {
+				return "", errors.New("not in the canonical form a streamed read takes")
+			}
 		}
 		if err == io.EOF {
 			break
@@ -326,20 +406,12 @@ func (c *capture) readPlan(dir string) (string, error) {
 		}
 	}
 	notStreamable := errors.New("not in the canonical form a streamed read takes")
-	size := c.planSpool.size()
 	if span.bad || span.start < 0 || span.end < 0 || size > MaxPlanSize || !canon.has || canon.last != '\n' || span.closed != size-1 {
 		return "", notStreamable
 	}
 	c.trialsAt = [2]int64{span.start, span.end}
-	head, err := c.planSpool.bytes(0, c.trialsAt[0])
-	if err != nil {
-		return "", err
-	}
-	tail, err := c.planSpool.bytes(c.trialsAt[1], size-1-c.trialsAt[1])
-	if err != nil {
-		return "", err
-	}
-	head = append(append(head, "[]"...), tail...)
+	c.planMem = mem
+	head = append(append(head, "[]"...), tail[:len(tail)-1]...)
 	if got, err := jcs.Canonical(head); err != nil || !bytes.Equal(got, head) {
 		return "", notStreamable
 	}
@@ -358,6 +430,10 @@ func (c *capture) readPlan(dir string) (string, error) {
 	c.planSum = hex.EncodeToString(file.Sum(nil))
 	return hex.EncodeToString(canon.h.Sum(nil)), nil
 }
+
+// maxPlanHead bounds the bytes of a plan outside its trials array that a
+// streamed read keeps; a plan with more is read the held way.
+const maxPlanHead = 4 << 20
 
 // holdBack hashes every byte written to it but the last, which it holds.
 type holdBack struct {

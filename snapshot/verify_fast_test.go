@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -49,9 +50,8 @@ func bothPaths(t *testing.T, dir string) (streamed, held *VerifyReport) {
 	if err != nil {
 		return nil, nil
 	}
-	c := &capture{streamed: true, manifest: saved, planSpool: &spool{limit: planHeld}}
+	c := &capture{streamed: true, manifest: saved}
 	streamed, serr := verify(dir, saved, c)
-	c.planSpool.close()
 	held, herr := verify(dir, saved, nil)
 	if (serr == nil) != (herr == nil) {
 		t.Fatalf("streamed read: %v; held read: %v", serr, herr)
@@ -156,28 +156,75 @@ func TestVerifyPathsAgree(t *testing.T) {
 		{"plan: trailing bytes", PlanFile, replaceAll("}\n", "}\n{}\n"), false},
 		{"plan: a bracket in a dir", PlanFile, replaceAll(`"dir":"a1"`, `"dir":"a]1}\"["`), false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := writeWith(t, sortedPlan, richObservations(), false)
-			before, err := os.ReadFile(filepath.Join(dir, tt.file))
-			if err != nil {
-				t.Fatal(err)
-			}
-			mutate(t, dir, tt.file, tt.f)
-			if after, _ := os.ReadFile(filepath.Join(dir, tt.file)); tt.name != "as written" && bytes.Equal(before, after) {
-				t.Fatalf("the change changed nothing in %s", before)
-			}
-			streamed, held := bothPaths(t, dir)
-			if held == nil {
-				t.Fatal("not a snapshot")
-			}
-			if held.OK != tt.ok {
-				t.Errorf("held read OK %v, want %v: %v", held.OK, tt.ok, held.Problems)
-			}
-			if tt.name == "as written" && !streamed.OK {
-				t.Errorf("the streamed read refuses a snapshot as written: %v", streamed.Problems)
-			}
-		})
+	for _, held := range []int{planHeld, 10} {
+		for _, tt := range tests {
+			t.Run(fmt.Sprintf("%s/held=%d", tt.name, held), func(t *testing.T) {
+				defer func(n int) { planHeld = n }(planHeld)
+				planHeld = held
+				verifyPathsCase(t, tt.name, tt.file, tt.f, tt.ok)
+			})
+		}
+	}
+}
+
+// verifyPathsCase writes a snapshot, changes file with f and compares
+// the two reads; ok is whether the held read must say OK.
+func verifyPathsCase(t *testing.T, name, file string, f func([]byte) []byte, ok bool) {
+	dir := writeWith(t, sortedPlan, richObservations(), false)
+	before, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mutate(t, dir, file, f)
+	if after, _ := os.ReadFile(filepath.Join(dir, file)); name != "as written" && bytes.Equal(before, after) {
+		t.Fatalf("the change changed nothing in %s", before)
+	}
+	streamed, held := bothPaths(t, dir)
+	if held == nil {
+		t.Fatal("not a snapshot")
+	}
+	if held.OK != ok {
+		t.Errorf("held read OK %v, want %v: %v", held.OK, ok, held.Problems)
+	}
+	if name == "as written" && !streamed.OK {
+		t.Errorf("the streamed read refuses a snapshot as written: %v", streamed.Problems)
+	}
+}
+
+// TestPlanRereadChanged: a plan too large to keep is read a second time
+// for the walk of its trials; if it changed since the first read, the
+// walk's trials are not the checked plan's, and the check says so.
+func TestPlanRereadChanged(t *testing.T) {
+	defer func(n int) { planHeld = n }(planHeld)
+	planHeld = 10
+	dir := writeWithPlan(t, sortedPlan)
+	c := &capture{streamed: true}
+	if _, err := c.readPlan(dir); err != nil {
+		t.Fatal(err)
+	}
+	if c.planMem != nil {
+		t.Fatal("the plan was kept in memory")
+	}
+	if err := replaceIn(filepath.Join(dir, PlanFile), `"dir":"a1"`, `"dir":"a2"`); err != nil {
+		t.Fatal(err)
+	}
+	r, reread, err := c.planTrials(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reread.close()
+	w := newKeyWalk(r)
+	for {
+		_, ok, err := w.next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			break
+		}
+	}
+	if err := reread.check(c.planSum); err == nil || !strings.Contains(err.Error(), "changed while it was read") {
+		t.Fatalf("check: %v", err)
 	}
 }
 
