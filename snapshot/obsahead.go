@@ -53,13 +53,13 @@ type span struct{ start, end int }
 // aheadBytes is how much is read into a chunk at a time (a line longer
 // than that makes its chunk longer); aheadBatch is a capacity hint for
 // the lines of one chunk.
-// aheadChunks is how many chunks may be queued: enough (4 MiB) for the
-// reading to run on while the consumer reads the plan first, a bound
-// that does not grow with the file.
+// aheadChunks is how many chunks may be queued (1.5 MiB), a bound that
+// does not grow with the file. More does not read faster, and export's
+// heap limit (cmd/tpctl) makes the collector pay for every MiB held.
 const (
 	aheadBatch  = 256
 	aheadBytes  = 256 << 10
-	aheadChunks = 16
+	aheadChunks = 6
 )
 
 // readObservationsAhead starts reading dir's observations.jsonl ahead;

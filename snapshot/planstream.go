@@ -40,13 +40,14 @@ type planSpan struct {
 	start, end int64 // the trials array; start -1 until found
 	closed     int64 // offset just past the top-level object; -1 before
 	bad        bool  // not the form a streamed read takes
+	one        bool  // stop at the end of the first value (keyWalk's use)
 }
 
 func newPlanSpan() *planSpan { return &planSpan{start: -1, end: -1, closed: -1} }
 
 // feed lexes the next bytes of the plan.
 func (s *planSpan) feed(p []byte) {
-	for i := 0; i < len(p) && !s.bad; i++ {
+	for i := 0; i < len(p) && !s.bad && (!s.one || s.closed < 0); i++ {
 		c := p[i]
 		if s.inStr {
 			if s.esc {
@@ -264,9 +265,9 @@ func (w *keyWalk) otherTrial() (task []byte, repeat, n int, err error) {
 		if len(b) == 0 || b[0] != '{' {
 			return nil, 0, 0, errNotCanonical
 		}
-		s := &planSpan{start: -1, end: -1, closed: -1}
+		s := &planSpan{start: -1, end: -1, closed: -1, one: true}
 		s.feed(b)
-		if s.bad && s.closed < 0 {
+		if s.bad {
 			return nil, 0, 0, errNotCanonical
 		}
 		if s.closed < 0 {
