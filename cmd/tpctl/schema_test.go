@@ -243,7 +243,7 @@ func TestTrendAndGateMatchSchemas(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("trend: exit %d %s", code, errOut)
 	}
-	for _, want := range []string{`"comparable":false`, `"comparable":true`, `"regressed":[{`, `"label":"degraded"`} {
+	for _, want := range []string{`"comparable":false`, `"comparable":true`, `"regressed":[{`, `"label":"degraded"`, `"success_rate_bounds":{"worst_case":`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("trend output lacks %s, so the schema is not tested on it:\n%s", want, out)
 		}
