@@ -47,7 +47,8 @@ the smallest true difference the rule shows non-inferior with about 80% power.
 
 Seeded and deterministic: the same pilot, policy and flags give the same numbers.
 --output json prints {"designs": [{"tasks", "repeats", "power", …}],
-"recommended": {…} | null, …} (docs/statistics.md, "Power").
+"recommended": {…} | null, …} (schema: tpctl schema power-plan;
+docs/statistics.md, "Power").
 
 Exit status: 0 the plan was made (also when no design reaches the target); 2
 usage error, a policy that cannot be used, or a folder that is not a snapshot.`,
