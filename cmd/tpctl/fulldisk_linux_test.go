@@ -27,19 +27,7 @@ func TestWritesOnAFullDisk(t *testing.T) {
 		t.Skipf("no user namespace to mount a small tmpfs in (unshare -rm: %v %s)", err, out)
 	}
 	bin := filepath.Join(builtBinaries(t), "tpctl")
-	base := t.TempDir()
-	job, err := harborgen.Write(filepath.Join(base, "job"), 60)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := filepath.Join(base, "snap")
-	if b, err := exec.Command(bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, b)
-	}
-	key := filepath.Join(base, "k.key")
-	if b, err := exec.Command(bin, "attest", "keygen", "--out", key).CombinedOutput(); err != nil {
-		t.Fatalf("keygen: %v\n%s", err, b)
-	}
+	job, snap, key := importedRound(t, bin, t.TempDir(), 60)
 	// A filler leaves one 4 KiB page of the 64 KiB free: room to create
 	// the file and start it, not to finish it (an attestation bundle, a
 	// few KiB, gets no page).
@@ -93,4 +81,23 @@ ls -A "$DISK"`
 			}
 		})
 	}
+}
+
+// importedRound writes a Harbor job of n trials under base, imports it
+// with the binary bin into base/snap and makes a signing key base/k.key:
+// the inputs of the tests that run every command under a fault.
+func importedRound(t *testing.T, bin, base string, n int) (job *harborgen.Job, snap, key string) {
+	t.Helper()
+	job, err := harborgen.Write(filepath.Join(base, "job"), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, key = filepath.Join(base, "snap"), filepath.Join(base, "k.key")
+	if b, err := exec.Command(bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap).CombinedOutput(); err != nil {
+		t.Fatalf("import: %v\n%s", err, b)
+	}
+	if b, err := exec.Command(bin, "attest", "keygen", "--out", key).CombinedOutput(); err != nil {
+		t.Fatalf("keygen: %v\n%s", err, b)
+	}
+	return job, snap, key
 }
