@@ -68,16 +68,14 @@ type Side struct {
 	Checkpoint snapshot.Checkpoint `json:"checkpoint"`
 	Summary    round.Summary       `json:"summary"`
 	// Dataset is the planned samples beside the dataset's size when the
-	// round's plan records both (an Inspect round): the rates judged are
+	// round's plan records both (Inspect and lm-eval rounds): the rates judged are
 	// over those samples, never the whole dataset.
 	Dataset *DatasetScope `json:"dataset,omitempty"`
 }
 
-// DatasetScope is a round's planned samples and its dataset's size.
-type DatasetScope struct {
-	PlannedSamples int64 `json:"planned_samples"`
-	Samples        int64 `json:"samples"`
-}
+// DatasetScope is which part of the dataset a round's rates stand on
+// (snapshot.DatasetScope).
+type DatasetScope = snapshot.DatasetScope
 
 // Rule is one rule's judgement. Value is the number judged (a lower
 // bound, a rate), nil when there is none; Threshold is the policy's.
@@ -380,9 +378,7 @@ func tooFew(null *stats.NullReason) string {
 func side(r *round.Round, s round.Summary) Side {
 	m := r.Manifest
 	side := Side{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Summary: s}
-	if r.HasDataset {
-		side.Dataset = &DatasetScope{PlannedSamples: r.Planned, Samples: r.DatasetSize}
-	}
+	side.Dataset = r.Dataset
 	return side
 }
 

@@ -280,11 +280,14 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // roundView is one round's static summary.
 type roundView struct {
-	Side, Heading  string
-	M              *snapshot.Manifest
-	Bar            []barSeg
-	BarLabel       string
-	Rates          []rateView
+	Side, Heading string
+	M             *snapshot.Manifest
+	Bar           []barSeg
+	BarLabel      string
+	Rates         []rateView
+	// Over is which part of the dataset the rates stand on ("10 of 2,376
+	// documents of the split"), "" when the plan does not record it.
+	Over           string
 	Stats          *statsView
 	SharedVerifier int
 	Reasons        []countRow
@@ -407,14 +410,14 @@ func (v *pageView) add(side, heading string, r *Round) error {
 			return err
 		}
 	}
-	v.addAcc(heading, r.Manifest, r.Statistics, r.Signature, a)
+	v.addAcc(heading, r.Manifest, r.Statistics, r.Signature, r.Dataset, a)
 	return nil
 }
 
 // addAcc puts a round gathered by a roundAcc on the page.
-func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, signature string, a *roundAcc) {
+func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, signature string, dataset *snapshot.DatasetScope, a *roundAcc) {
 	side := a.side
-	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: signature, NotEmbedded: a.notEmbedded}
+	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: signature, NotEmbedded: a.notEmbedded, Over: dataset.String()}
 	c := m.Counts
 	counts := []int{c.Success, c.Failure, c.InfraError, c.Unscored, c.Missing}
 	x := 0.0
