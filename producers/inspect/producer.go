@@ -468,8 +468,8 @@ func Settings(h *Header, p *Plan, scorer string) map[string]any {
 	dataset := map[string]any{
 		"planned_samples": int64ToNumber(int64(len(p.SampleIDs))),
 	}
-	if p.DatasetSize >= 0 {
-		dataset["samples"] = int64ToNumber(p.DatasetSize)
+	if d := p.DatasetScope(); d != nil {
+		dataset["samples"] = int64ToNumber(d.Samples)
 	}
 	s := map[string]any{
 		"generation":   gen,

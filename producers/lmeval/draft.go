@@ -306,7 +306,8 @@ func PlanSettings(res *Results, t *Task, score Score) map[string]any {
 	s["metric"] = score.Metric
 	s["filter"] = score.Filter
 	s["repeats"] = t.Repeats
-	s["dataset"] = map[string]any{"planned_samples": t.Effective, "samples": t.Original, "item": "document", "whole": "split"}
+	d := Planned{Documents: t.Effective, Original: t.Original}.DatasetScope()
+	s["dataset"] = map[string]any{"planned_samples": t.Effective, "samples": t.Original, "item": d.Item, "whole": d.Whole}
 	// The categories plan check looks for (planfile.SettingsCategories):
 	// what lm-eval generates with, and that it calls no tools.
 	s["generation"] = map[string]any{"output_type": nullable(t.OutputType), "generation_kwargs": t.Config["generation_kwargs"]}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/snapshot"
 )
 
 // The planned set of a task is lm-eval's own word: document ids
@@ -53,14 +55,17 @@ func PlanTask(file string, t *Task) (Planned, error) {
 // name per document, the same in every run, so two runs pair by document.
 func TrialTask(task string, doc int) string { return task + "/" + strconv.Itoa(doc) }
 
-// DocumentsText says how many documents were planned, and of what:
-// "10 of 2,376 documents" for a limited run, "2,376 documents" otherwise.
-func (p Planned) DocumentsText() string {
-	if p.Documents < p.Original {
-		return fmt.Sprintf("%s of %s documents", thousands(p.Documents), thousands(p.Original))
-	}
-	return thousands(p.Documents) + " " + plural(p.Documents, "document")
+// DatasetScope is the planned documents against the split, as the plan's
+// settings.dataset records them and every view words them
+// (snapshot.DatasetScope).
+func (p Planned) DatasetScope() *snapshot.DatasetScope {
+	return &snapshot.DatasetScope{PlannedSamples: int64(p.Documents), Samples: int64(p.Original), Item: "document", Whole: "split"}
 }
+
+// DocumentsText says how many documents were planned, and of what, as
+// every view does: "10 of 2,376 documents of the split" for a limited
+// run, "all 2,376 documents of the split" otherwise.
+func (p Planned) DocumentsText() string { return p.DatasetScope().String() }
 
 // Row is the outcome of one planned document.
 type Row struct {
