@@ -75,17 +75,7 @@ func row(situation string, status outcome.Status, reason string) outcome.Rule {
 func Table() []outcome.Rule { return append([]outcome.Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range rules {
-		if !seen[r.Reason] {
-			seen[r.Reason] = true
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return OutcomeTable().Reasons() }
 
 // exceptionClass is how the rules treat one exception type.
 type exceptionClass int

@@ -82,17 +82,7 @@ var rules = []Rule{
 func Table() []Rule { return append([]Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range rules {
-		if !seen[r.Reason] {
-			seen[r.Reason] = true
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return (*Producer)(nil).Outcomes().Reasons() }
 
 // InfraListVersion names the list of infrastructure exception classes;
 // adding or removing a class changes verdicts, so it bumps RulesVersion

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -63,15 +64,7 @@ var rules = []Rule{
 func Table() []Rule { return append([]Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	for _, r := range rules {
-		if !containsString(out, r.Reason) {
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return (*Producer)(nil).Outcomes().Reasons() }
 
 // Verdict is the judgement of one document's line.
 type Verdict struct {
@@ -199,14 +192,14 @@ func (e *ChoiceError) Error() string {
 func Choose(t *Task, metric, filter string) (Score, error) {
 	var metrics, filters []string
 	for _, f := range t.Figures {
-		if !containsString(metrics, f.Metric) {
+		if !slices.Contains(metrics, f.Metric) {
 			metrics = append(metrics, f.Metric)
 		}
 		fl := f.Filter
 		if fl == "" {
 			fl = "none"
 		}
-		if !containsString(filters, fl) {
+		if !slices.Contains(filters, fl) {
 			filters = append(filters, fl)
 		}
 	}
@@ -233,7 +226,7 @@ func Choose(t *Task, metric, filter string) (Score, error) {
 
 func pick(task, what, flag, given string, options []string) (string, error) {
 	if given != "" {
-		if containsString(options, given) {
+		if slices.Contains(options, given) {
 			return given, nil
 		}
 		return "", &ChoiceError{Task: task, What: what, Flag: flag, Given: given, Options: options}
