@@ -728,21 +728,31 @@ func (*Producer) Transcript(root, loc string) ([]transcript.Part, []producers.No
 	return []transcript.Part{{Path: abs, Read: read}}, nil, nil
 }
 
+// openLogFile opens the log at abs (a regular file: safefs.OpenRegular)
+// and reads its header (Open; name is for messages). The caller closes f
+// once done with l, whose samples are read from it.
+func openLogFile(abs, name string) (l *Log, f *os.File, err error) {
+	if f, err = safefs.OpenRegular(abs); err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		l, err = Open(f, fi.Size(), name, Limits{})
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return l, f, nil
+}
+
 // readSample reads one sample with its messages from the log at abs.
 func readSample(abs, name string, id SampleID, epoch int) (*Sample, error) {
-	f, err := safefs.OpenRegular(abs)
+	l, f, err := openLogFile(abs, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	l, err := Open(f, fi.Size(), name, Limits{})
-	if err != nil {
-		return nil, err
-	}
 	want := Planned{ID: id, Epoch: epoch}.Key()
 	opts := SampleOptions{Messages: true}
 	if l.Format == FormatEval {
@@ -873,19 +883,11 @@ func (p *Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.
 	if err != nil {
 		return nil, err
 	}
-	f, err := safefs.OpenRegular(abs)
+	l, f, err := openLogFile(abs, path.Base(file))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	l, err := Open(f, fi.Size(), path.Base(file), Limits{})
-	if err != nil {
-		return nil, err
-	}
 	sum, err := Summarize(l, "")
 	var se *ScorerError
 	if errors.As(err, &se) {
