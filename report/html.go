@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"html/template"
 	"io"
 	"maps"
@@ -832,10 +833,4 @@ func optInt(v *int) string {
 }
 
 // thousands writes n with comma separators: 200,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return digits.Group(int64(n)) }

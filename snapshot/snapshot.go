@@ -13,6 +13,7 @@ package snapshot
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,24 +356,9 @@ func (d *DatasetScope) String() string {
 		return d.Noun() + "s"
 	}
 	if d.PlannedSamples < d.Samples {
-		return groupDigits(d.PlannedSamples) + " of " + groupDigits(d.Samples) + " " + noun(d.Samples) + " of the " + d.Of()
+		return digits.Group(d.PlannedSamples) + " of " + digits.Group(d.Samples) + " " + noun(d.Samples) + " of the " + d.Of()
 	}
-	return "all " + groupDigits(d.PlannedSamples) + " " + noun(d.PlannedSamples) + " of the " + d.Of()
-}
-
-// groupDigits writes n ≥ 0 with a comma between groups of three digits, as
-// internal/ui.Count does for the terminal (which the model may not import:
-// it draws with lipgloss).
-func groupDigits(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return "all " + digits.Group(d.PlannedSamples) + " " + noun(d.PlannedSamples) + " of the " + d.Of()
 }
 
 // TrialIDs returns the plan's trial IDs in canonical (task, repeat) order.

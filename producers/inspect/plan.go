@@ -3,6 +3,7 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"slices"
 	"sort"
 	"strconv"
@@ -83,24 +84,7 @@ func plural(n int64, w string) string {
 }
 
 // thousands writes n with comma separators (2,376).
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func thousands(n int64) string { return digits.Group(n) }
 
 // PlanError is a planned set that cannot be drafted from a log.
 type PlanError struct {

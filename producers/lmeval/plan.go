@@ -2,8 +2,8 @@ package lmeval
 
 import (
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -223,23 +223,7 @@ func (o *Outcomes) Beside(t *Task) string {
 }
 
 // thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var parts []string
-	for len(s) > 3 {
-		parts = append(parts, s[len(s)-3:])
-		s = s[:len(s)-3]
-	}
-	parts = append(parts, s)
-	slices.Reverse(parts)
-	out := strings.Join(parts, ",")
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+func thousands(n int) string { return digits.Group(int64(n)) }
 
 func plural(n int, word string) string {
 	if n == 1 {
