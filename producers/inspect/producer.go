@@ -57,11 +57,7 @@ func (*Producer) Name() string { return "Inspect" }
 
 // Outcomes is inspect-outcomes/1.
 func (*Producer) Outcomes() outcome.Table {
-	t := outcome.Table{Producer: Format, Version: RulesVersion}
-	for _, r := range rules {
-		t.Rules = append(t.Rules, outcome.Rule{Situation: r.Situation, Status: outcome.Status(r.Status), Reason: r.Reason})
-	}
-	return t
+	return outcome.Table{Producer: Format, Version: RulesVersion, Rules: Table()}
 }
 
 // maxLogSize caps one log read through the import's files.
