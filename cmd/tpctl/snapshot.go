@@ -198,6 +198,11 @@ func runSnapshotShow(a *app, dir string) error {
 // refuseTampered prints a snapshot's verification problems as verify
 // does and returns its exit-1 error.
 func refuseTampered(a *app, dir string, problems []snapshot.Problem) error {
+	if snapshot.OnlyReadErrors(problems) {
+		// The machine failed, not the snapshot: said as an I/O error
+		// (exit 2), never as a failed verification, as verify says it.
+		return inputErr(&snapshot.VerifyError{Dir: dir, Problems: problems})
+	}
 	if a.jsonOutput() {
 		if err := a.io.JSON(struct {
 			MessageType string `json:"message_type"`
