@@ -212,7 +212,7 @@ func TestRules(t *testing.T) {
 		}, Options{}, []brief{{E, CodeSchema, "/name"}, {E, CodeSchema, "/trials/1/repeat"}}},
 		{"wrong version and format", func(p map[string]any) {
 			p["version"] = 2
-			p["source"].(map[string]any)["format"] = "inspect"
+			p["source"].(map[string]any)["format"] = "openai-evals"
 		}, Options{}, []brief{{E, CodeSchema, "/source/format"}, {E, CodeSchema, "/version"}}},
 	}
 	for _, tc := range tests {

@@ -59,15 +59,6 @@ type app struct {
 	registry *producers.Registry
 }
 
-// stdout is where a command writes its answer when the answer is the
-// output (report --out -): stdout even under --quiet.
-func (a *app) stdout() io.Writer {
-	if a.data != nil {
-		return a.data
-	}
-	return a.io.Out
-}
-
 // jsonOutput reports whether machine output was requested.
 func (a *app) jsonOutput() bool { return a.output == outputJSON }
 

@@ -42,9 +42,6 @@ func (s *secrets) scanner() *redact.Scanner {
 // ui.Columns and ui.Wrap.
 func (s *secrets) mask(text string) string { return s.scanner().Mask(text) }
 
-// clip masks text, then cuts it to n runes (redact.Scanner.Clip).
-func (s *secrets) clip(text string, n int) string { return s.scanner().Clip(text, n) }
-
 // writer masks every Write to w with the registry as it is when written.
 func (s *secrets) writer(w io.Writer) io.Writer { return &secretsWriter{s: s, w: w} }
 
