@@ -65,7 +65,9 @@ func FuzzFastVsPlain(f *testing.F) {
 	key := strings.Repeat("a1B2", 9)
 	for _, s := range []string{"task-" + key, "x sk-" + key + " Bearer " + key, "ghp_" + key + "\n", "gh\np_" + key,
 		`{"content":"token \u0067hp_` + key + `"}`, "ok   github.com/x/pkg\t0.1s coverage: 81.2% of statements\n" + fakeGitHub,
-		"-----BEGIN00000PRIVATE KEY\n-----", "AWS_SECRET_ACCESS_KEY=" + fakeAWSSecret, "aws_secret\n_key=" + fakeAWSSecret} {
+		"-----BEGIN00000PRIVATE KEY\n-----", "AWS_SECRET_ACCESS_KEY=" + fakeAWSSecret, "aws_secret\n_key=" + fakeAWSSecret,
+		// The known values, in lines, folded and escaped.
+		"job-secret-1234\nok", "job-secret\n-1234", `{"text":"o'brien+x\n"}`, `pw o\u0027brien+x\tdone`, "job-secret-1234"} {
 		f.Add(s)
 	}
 	sc := NewScanner([]string{"TUNEPLANE_JOB_TOKEN=job-secret-1234", "DB_PASSWORD=o'brien+x"})

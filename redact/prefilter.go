@@ -175,6 +175,10 @@ type Candidates struct {
 	text  string
 	mask  uint32
 	known bool
+	// clean: the credential patterns find nothing in text, its decoded
+	// views or its line-joined view (builtin:secrets looked, to decide
+	// whether to mask), so a scan need only look for known values.
+	clean bool
 }
 
 // PrefilterRedactor is a Redactor that also returns the prefilter result
@@ -195,12 +199,18 @@ func (secrets) RedactPrefiltered(ctx context.Context, s string) (string, Candida
 	// What Redact masks after the detectors (what the scan finds once
 	// the text is decoded or its folds joined) is masked here too: the
 	// same output as Redact, looked for first by the cheaper scan, since
-	// Mask changes only a text in which the scan finds something.
-	if (decodable(s) || hasLineBreak(s)) && len(patternsOnly().scan(s, mask)) > 0 {
-		s = patternsOnly().Mask(s)
-		mask = candidates(s)
+	// Mask changes only a text in which the scan finds something. When
+	// it finds nothing, the scan after redaction need not look again.
+	c := Candidates{text: s, mask: mask, known: true}
+	if decodable(s) || hasLineBreak(s) {
+		if len(patternsOnly().scan(s, mask)) > 0 {
+			s = patternsOnly().Mask(s)
+			c = Candidates{text: s, mask: candidates(s), known: true}
+		} else {
+			c.clean = true
+		}
 	}
-	return s, Candidates{text: s, mask: mask, known: true}, nil
+	return s, c, nil
 }
 
 // ScanPrefiltered is Scan; c saves the prefilter pass when it was found
@@ -208,6 +218,14 @@ func (secrets) RedactPrefiltered(ctx context.Context, s string) (string, Candida
 func (s *Scanner) ScanPrefiltered(field, text string, c Candidates) []Hit {
 	if !c.known || c.text != text {
 		return s.Scan(field, text)
+	}
+	if c.clean {
+		// The patterns were searched in every view already: only the
+		// known values are left (none, for most invocations).
+		if len(s.values) == 0 {
+			return nil
+		}
+		return (&Scanner{values: s.values}).scan(text, 0)
 	}
 	return s.scan(text, c.mask)
 }
