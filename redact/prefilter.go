@@ -127,13 +127,22 @@ func swapCase(c byte) byte {
 // before the last byte of s.
 func candidates(s string) uint32 {
 	var mask uint32
-	for i := 0; i+1 < len(s); i++ {
-		k := uint(s[i])<<8 | uint(s[i+1])
-		if prePairs[k/64]&(1<<(k%64)) == 0 {
+	if len(s) < 2 {
+		return 0
+	}
+	// One load per byte: the pair ending at i is (c0, s[i]); the table
+	// index is below 1<<16, so it needs no bounds check.
+	c0 := s[0]
+	for i := 1; i < len(s); i++ {
+		c1 := s[i]
+		k := uint(c0)<<8 | uint(c1)
+		c0 = c1
+		if prePairs[k>>6]&(1<<(k&63)) == 0 {
 			continue
 		}
-		for _, l := range preByByte[s[i]] {
-			st := i - l.anchor
+		at := i - 1
+		for _, l := range preByByte[s[at]] {
+			st := at - l.anchor
 			if mask&l.bit != 0 || st < 0 || st+len(l.s) > len(s) {
 				continue
 			}
