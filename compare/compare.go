@@ -19,12 +19,13 @@ package compare
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
-	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
@@ -575,7 +576,12 @@ func checksumReason(diffs []checksumDiff) Reason {
 		case v == nil:
 			return "none recorded"
 		case len(*v) > 64:
-			return strconv.Quote(cutRunes(*v, 16) + "…")
+			// Too long to be a digest and from an untrusted result
+			// file: named by its length and fingerprint, never by a cut
+			// of it — a cut could halve a secret so no mask knows it
+			// (issue 35), and the view masks whole values only.
+			sum := sha256.Sum256([]byte(*v))
+			return fmt.Sprintf("a %d-character value, sha256 %x…", utf8.RuneCountInString(*v), sum[:digestShown/2])
 		}
 		return ShortDigest(*v)
 	}
@@ -597,17 +603,6 @@ func checksumReason(diffs []checksumDiff) Reason {
 		fmt.Fprintf(&b, "%s (base %s, candidate %s)", d.id, show(d.base), show(d.cand))
 	}
 	return Reason{Code: ReasonTaskChecksumDiffers, Message: b.String(), Trials: ids}
-}
-
-// cutRunes keeps the first n runes of s.
-func cutRunes(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
-	return s
 }
 
 // settingsDiff names the parts of the settings digest that differ.

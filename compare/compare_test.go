@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -458,5 +459,41 @@ func TestTaskChecksumReasonLists(t *testing.T) {
 	}
 	if r.Delta != nil {
 		t.Error("delta shown")
+	}
+}
+
+// TestTaskChecksumReasonShowsNoPartOfALongValue: a task_checksum too long
+// to be a digest comes from an untrusted result file; the message names
+// it by its length and fingerprint, never by a cut of it, so a secret in
+// it straddling any cut point shows no part of itself (issue 35: cut
+// before masked, a partial secret passes every gate).
+func TestTaskChecksumReasonShowsNoPartOfALongValue(t *testing.T) {
+	tr := map[string]string{}
+	for i := range 6 {
+		tr[fmt.Sprintf("t%02d#0", i)] = "success"
+	}
+	cand := map[string]string{}
+	for k, v := range tr {
+		// "xxxxxxxxxxxxtok-9f8e7d6c5b4a" repeated: a token across rune 16.
+		cand[k] = v + "@=" + strings.Repeat("xxxxxxxxxxxxtok-9f8e7d6c5b4a", 64)
+	}
+	r, err := Rounds(context.Background(),
+		build(t, "base", comparetest.Spec{Trials: tr, TaskChecksum: "a"}),
+		build(t, "cand", comparetest.Spec{Trials: cand}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Reasons) != 1 || r.Reasons[0].Code != ReasonTaskChecksumDiffers {
+		t.Fatalf("reasons = %+v", r.Reasons)
+	}
+	msg := r.Reasons[0].Message
+	for _, part := range []string{"tok-", "xxxx", "9f8e"} {
+		if strings.Contains(msg, part) {
+			t.Errorf("message shows part of the value (%q): %s", part, msg)
+		}
+	}
+	sum := sha256.Sum256([]byte(strings.Repeat("xxxxxxxxxxxxtok-9f8e7d6c5b4a", 64)))
+	if want := fmt.Sprintf("candidate a 1792-character value, sha256 %x…", sum[:6]); !strings.Contains(msg, want) {
+		t.Errorf("message = %s, want it to name the value by %q", msg, want)
 	}
 }

@@ -140,7 +140,7 @@ func (e *HarborVersionError) Error() string {
 			e.Command, e.Command, revisionName(e.Revision), e.Want)
 	}
 	return fmt.Sprintf("installed Harbor %q is version %q, not %s (version %s) that the plan was validated for; nothing was started",
-		e.Command, clip(e.Got), revisionName(e.Revision), e.Want)
+		e.Command, e.Got, revisionName(e.Revision), e.Want)
 }
 
 // MissingEnvError lists agent.env names that are not set.
@@ -261,7 +261,7 @@ func (ev *Eval) prepare(ctx context.Context, opts RunOptions) (*prepared, error)
 	}
 	// Which Harbor is installed decides the format of everything it
 	// writes: check it before anything is created.
-	version := harborVersion(ctx, harborPath, ev.PlanDir, env)
+	version := harborVersion(ctx, opts.Scanner, harborPath, ev.PlanDir, env)
 	want, verified := checkHarborVersion(ev.Exec.Harbor.Revision, version)
 	if !verified && !opts.AllowUnverifiedFormat {
 		return nil, &HarborVersionError{Command: ev.Exec.Command(), Got: version, Want: want, Revision: ev.Exec.Harbor.Revision}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/tuneplane/tpctl/redact"
 )
 
 // VersionUnknown is recorded when `harbor --version` gives no answer.
@@ -54,18 +56,26 @@ var versionLine = regexp.MustCompile(`^[0-9]+(\.[0-9A-Za-z+!-]+)+$`)
 // nothing). Harbor's output and warnings share one stream, and Python
 // warnings printed while Harbor imports come before the version: the
 // answer is the last line shaped like a version, else the first line.
-func harborVersion(ctx context.Context, path, dir string, env []string) string {
+//
+// The answer is untrusted child output shown in messages and recorded:
+// masked by sc (the invocation's secrets; nil masks nothing) before it is
+// cut to fit, so a cut never leaves part of a secret unrecognised.
+func harborVersion(ctx context.Context, sc *redact.Scanner, path, dir string, env []string) string {
 	buf := limitedBuffer{limit: 16 << 10}
 	res := runChild(ctx, childSpec{Path: path, Args: []string{"--version"}, Dir: dir, Env: env, Output: &buf,
 		Limit: versionTimeout, Grace: time.Second})
 	if res.NotStarted || res.ExitCode != 0 || res.TimedOut || res.Cancelled {
 		return VersionUnknown
 	}
-	return versionAnswer(string(buf.b))
+	return versionAnswer(sc, string(buf.b))
 }
 
-// versionAnswer picks the version from the output of `harbor --version`.
-func versionAnswer(out string) string {
+// maxAnswer is the most runes of an answer kept (then "…").
+const maxAnswer = 80
+
+// versionAnswer picks the version from the output of `harbor --version`,
+// masked and then cut to maxAnswer runes (redact.Scanner.Clip).
+func versionAnswer(sc *redact.Scanner, out string) string {
 	first, found := "", ""
 	for _, l := range strings.Split(out, "\n") {
 		l = strings.TrimSpace(l)
@@ -81,9 +91,9 @@ func versionAnswer(out string) string {
 	}
 	switch {
 	case found != "":
-		return clip(found)
+		return sc.Clip(found, maxAnswer)
 	case first != "":
-		return clip(first)
+		return sc.Clip(first, maxAnswer)
 	}
 	return VersionUnknown
 }

@@ -1,6 +1,12 @@
 package evalrun
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/redact"
+)
 
 func TestVersionAnswer(t *testing.T) {
 	cases := []struct{ out, want string }{
@@ -14,7 +20,7 @@ func TestVersionAnswer(t *testing.T) {
 		{"\n \n", VersionUnknown},
 	}
 	for _, c := range cases {
-		if got := versionAnswer(c.out); got != c.want {
+		if got := versionAnswer(nil, c.out); got != c.want {
 			t.Errorf("versionAnswer(%q) = %q, want %q", c.out, got, c.want)
 		}
 	}
@@ -25,12 +31,33 @@ func FuzzVersionAnswer(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, out string) {
-		got := versionAnswer(out)
-		if got == "" || len(got) > 80 {
+		got := versionAnswer(nil, out)
+		if got == "" || utf8.RuneCountInString(got) > 80 {
 			t.Fatalf("versionAnswer(%q) = %q", out, got)
 		}
-		if got != versionAnswer(out) {
+		if got != versionAnswer(nil, out) {
 			t.Fatal("not deterministic")
 		}
 	})
+}
+
+// TestVersionAnswerMasksBeforeClip: a child's answer is masked before it
+// is cut to fit a message (issue 35), so a known secret straddling the cut
+// shows no part of itself: cut first, its head would pass unrecognised.
+func TestVersionAnswerMasksBeforeClip(t *testing.T) {
+	const tok = "tok-9f8e7d6c5b4a3210ffee"
+	sc := redact.NewScanner([]string{"TUNEPLANE_JOB_TOKEN=" + tok})
+	for _, at := range []int{20, 45, 60, 70, 75, 78, 79} {
+		out := "Traceback: " + strings.Repeat("x", at-len("Traceback: ")) + tok + " rest of the line\n"
+		got := versionAnswer(sc, out)
+		if strings.Contains(got, "tok-9f8") || strings.Contains(got, "ffee") {
+			t.Errorf("secret at %d: %q shows part of the token", at, got)
+		}
+		if at <= 45 && !strings.Contains(got, "[REDACTED") {
+			t.Errorf("secret at %d: %q does not say it masked one", at, got)
+		}
+		if n := utf8.RuneCountInString(got); n > 80 {
+			t.Errorf("secret at %d: %q is %d runes", at, got, n)
+		}
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -127,6 +128,11 @@ type Result struct {
 	Recommended  *Design       `json:"recommended"`
 	RepeatLimits []RepeatLimit `json:"repeat_limits"`
 	Paired       *Paired       `json:"paired"`
+	// Unscored says, once, how the simulated rounds' trials not scored
+	// are judged (the gate's worst case, leave_out, require: clean, the
+	// baseline rule); empty when the pilot and baseline scored every
+	// planned trial the simulation draws from.
+	Unscored string `json:"unscored,omitempty"`
 	// Notes say what the simulation assumes that the user should know.
 	Notes []string `json:"notes"`
 }
@@ -216,7 +222,8 @@ func Plan(ctx context.Context, p *gate.Policy, opts Options, pilot, base *round.
 	// applied to the pool, so the simulation's policy has none.
 	sim := *p
 	sim.Quarantine = nil
-	res.Notes = notes(pool, pilot, base, p)
+	res.Notes = notes(pool)
+	res.Unscored = unscoredJudging(pool, res.Pilot, res.Baseline, p)
 	if p.MaxCostUSD != nil {
 		// Simulated trials have no cost; the cap is a budget, not a
 		// chance, and the pilot's spend per trial says what a design costs.
@@ -434,26 +441,64 @@ func Pool(pilot, base *round.Round, quarantine []string) ([]Task, error) {
 	return pool, nil
 }
 
-func notes(pool []Task, pilot, base *round.Round, p *gate.Policy) []string {
+func notes(pool []Task) []string {
 	out := []string{fmt.Sprintf("designs resample the pilot's %d tasks with replacement, each with its observed shares of success, failure and not scored; the tasks you run are assumed to be drawn from the same population", len(pool))}
 	if len(pool) < 10 {
 		out = append(out, fmt.Sprintf("the pilot has only %d tasks: the spread between tasks it shows is itself uncertain, so treat these powers as rough", len(pool)))
 	}
+	return out
+}
+
+// unscoredJudging says how the trials the simulated rounds lose are
+// judged, in the order a reader needs it: that they are lost at the
+// pilot's rates, then what each rule of the policy does with them (the
+// gate's, gate.Judge). "" when the pool loses nothing.
+func unscoredJudging(pool []Task, pilot Source, base *Source, p *gate.Policy) string {
 	lost := false
 	for _, t := range pool {
 		if t.Success+t.Failure < 1 || base != nil && t.BaseSuccess+t.BaseFailure < 1 {
 			lost = true
 		}
 	}
-	if lost {
-		msg := "the pilot lost some trials (infra_error, unscored or missing); simulated rounds lose them at the same rates"
-		if p.Require == gate.RequireClean || p.NonInferiorityMargin != nil {
-			msg += ", and a degraded round fails require: clean and makes the baseline rule not comparable — fix the crashes first"
-		}
-		out = append(out, msg)
+	if !lost {
+		return ""
 	}
-	return out
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d of the pilot's %d planned trials were not scored (infra_error, unscored or missing)", pilot.NotScored, pilot.Planned)
+	if base != nil && base.NotScored > 0 {
+		fmt.Fprintf(&b, ", and %d of the baseline's %d", base.NotScored, base.Planned)
+	}
+	b.WriteString(", and simulated rounds lose trials at the same rates.")
+	if p.Require == gate.RequireClean {
+		b.WriteString(" require: clean fails every simulated round that loses a trial, so these powers are at most the chance of losing none — fix the crashes first.")
+	}
+	if p.MinSuccessRate != nil {
+		if p.UnscoredTrials == gate.UnscoredLeftOut {
+			b.WriteString(" The policy says unscored_trials: leave_out, so min_success_rate is judged on the scored trials only: these powers assume the trials lost are no harder than the rest.")
+		} else {
+			worst := 0.0
+			if pilot.Planned > 0 && pilot.SuccessRate != nil {
+				worst = float64(pilot.Planned-pilot.NotScored) * *pilot.SuccessRate / float64(pilot.Planned)
+			}
+			over := ""
+			if pilot.SuccessRate != nil {
+				over = fmt.Sprintf(" than the pilot's %s over scored trials suggests (worst case %s)", pctText(*pilot.SuccessRate), pctText(worst))
+			}
+			fmt.Fprintf(&b, " tpctl gate judges min_success_rate on the worst case — every trial not scored counted as a failure — so these powers are the chance of passing on the worst case, lower%s.", over)
+		}
+	}
+	if p.NonInferiorityMargin != nil {
+		if p.AllowDegraded {
+			b.WriteString(" The policy says baseline.allow_degraded: true, so the baseline rule judges a degraded pair over the trials scored in both, which lean to the easier tasks when crashes hit hard ones.")
+		} else {
+			b.WriteString(" The baseline rule fails a simulated pair with a degraded round as not comparable, as tpctl compare calls it.")
+		}
+	}
+	return b.String()
 }
+
+// pctText is a rate in percent with one decimal.
+func pctText(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
 
 // Simulate is the pass rate of the policy over sims rounds of tasks ×
 // repeats drawn from pool: each round resamples tasks with replacement

@@ -37,7 +37,7 @@ type Schema struct {
 }
 
 // outputs are the schemas of tpctl's machine-readable outputs.
-var outputs = []string{"snapshot", "observation", "plan-check", "compare", "preflight-report", "exit-error", "gate-verdict", "trend"}
+var outputs = []string{"snapshot", "observation", "plan-check", "compare", "preflight-report", "exit-error", "gate-verdict", "trend", "power-plan"}
 
 var version = regexp.MustCompile(`\.v[0-9]+$`)
 

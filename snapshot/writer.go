@@ -77,6 +77,30 @@ func (e *LimitError) Error() string {
 		e.File, e.Size, e.Limit, e.Reason, e.TrialID)
 }
 
+// SaveError is a fault of the machine (no space left, EIO, too many open
+// files: safefs.IsIOError) met while saving the snapshot at Dir. The
+// writer's temporary folder is removed when it is aborted, so nothing is
+// left at Dir or beside it.
+type SaveError struct {
+	Dir string
+	Err error
+}
+
+func (e *SaveError) Error() string {
+	return fmt.Sprintf("cannot save the snapshot %q: %v; nothing was saved there", e.Dir, e.Err)
+}
+
+func (e *SaveError) Unwrap() error { return e.Err }
+
+// saving makes *err, when it is a fault of the machine, a *SaveError
+// naming the snapshot being saved (the file in it is in *err already).
+func (w *Writer) saving(err *error) {
+	if *err == nil || !safefs.IsIOError(*err) || errors.As(*err, new(*SaveError)) {
+		return
+	}
+	*err = &SaveError{Dir: w.final, Err: *err}
+}
+
 // Leftovers lists the temporary folders of earlier, killed runs that
 // Create found beside the snapshot: removed when their owner is gone,
 // reported when their owner is unknown.
@@ -97,6 +121,7 @@ func Create(dir string, planJSON []byte, opts Options) (w *Writer, err error) {
 		return nil, err
 	}
 	w.t = t
+	defer w.saving(&err)
 	// plan.json is the canonical form itself plus a newline, written
 	// from canon without an indented copy or an appended copy (canon has
 	// no spare capacity), so a 100,000-trial plan is not held twice.
@@ -149,6 +174,7 @@ func create(dir string, opts Options) (w *Writer, err error) {
 // trials). head is the plan without its trials and settings its canonical
 // settings object.
 func (w *Writer) WritePlan(head PlanSummary, settings json.RawMessage, write func(io.Writer) error) (err error) {
+	defer w.saving(&err)
 	if w.t != nil || w.done {
 		return fmt.Errorf("snapshot writer already has a plan")
 	}
@@ -258,7 +284,8 @@ func (w *Writer) writeFile(name string, parts ...[]byte) error {
 
 // Add appends one observation. Observations must come in canonical
 // (task, repeat) order; Trainable is set from the plan.
-func (w *Writer) Add(o Observation) error {
+func (w *Writer) Add(o Observation) (err error) {
+	defer w.saving(&err)
 	if w.done || w.sealed != nil {
 		return fmt.Errorf("snapshot writer is closed to observations")
 	}
@@ -289,8 +316,10 @@ func (w *Writer) Add(o Observation) error {
 		return err
 	}
 	w.line = append(b, '\n')
-	_, err = w.obsBuf.Write(w.line)
-	return err
+	if _, err = w.obsBuf.Write(w.line); err != nil {
+		return fmt.Errorf("failed to write %s: %w", ObservationsFile, err)
+	}
+	return nil
 }
 
 // RoundID seals the observations (no more may be added) and returns the
@@ -313,7 +342,8 @@ func (w *Writer) RoundID() (string, error) {
 }
 
 // AddTrajectory stores one encoded transcript as trajectories/NNNN.json.
-func (w *Writer) AddTrajectory(data []byte, truncated bool) error {
+func (w *Writer) AddTrajectory(data []byte, truncated bool) (err error) {
+	defer w.saving(&err)
 	if w.nTraj == 0 {
 		if err := os.Mkdir(filepath.Join(w.tmp, TrajectoriesDir), 0o755); err != nil {
 			return err
@@ -340,6 +370,7 @@ func (w *Writer) Commit() (m *Manifest, err error) {
 			w.Abort()
 		}
 	}()
+	defer w.saving(&err)
 	if err := w.obsBuf.Flush(); err != nil {
 		return nil, fmt.Errorf("failed to write %s: %w", ObservationsFile, err)
 	}

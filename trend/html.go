@@ -25,6 +25,7 @@ var page = template.Must(template.New("trend").Funcs(template.FuncMap{
 	"cut":      cut,
 	"cost":     costCell,
 	"usd":      usdCell,
+	"bounds":   boundsCell,
 }).Parse(pageTmpl))
 
 // costCell is a round's known spend, with its coverage when partial; "—"
@@ -37,6 +38,15 @@ func costCell(c snapshot.Cost) string {
 		return fmt.Sprintf("%s (%d of %d attempts)", snapshot.USD(*c.USDAllAttempts), c.WithCost, c.Attempts)
 	}
 	return snapshot.USD(*c.USDAllAttempts)
+}
+
+// boundsCell is a degraded round's worst and best case of the success
+// rate (Manski bounds); "" when every planned trial was scored.
+func boundsCell(b *snapshot.RateBounds) string {
+	if b == nil || b.NotScored == 0 {
+		return ""
+	}
+	return fmt.Sprintf("worst–best case %.1f–%.1f%% (%d of %d planned trials not scored)", 100*b.WorstCase, 100*b.BestCase, b.NotScored, b.Planned)
 }
 
 func usdCell(v *float64) string {

@@ -79,6 +79,12 @@ type Point struct {
 	SuccessRateCI95Clustered *[2]float64         `json:"success_rate_ci95_clustered"`
 	Coverage                 *float64            `json:"coverage"`
 	CoverageCI95             *[2]float64         `json:"coverage_ci95"`
+	// SuccessRateBounds are the worst and best case of the success rate
+	// over every planned trial (Manski bounds), the numbers snapshot show
+	// gives for the round (snapshot.RateBounds); nil when nothing is
+	// planned. On a degraded round the rate over scored trials may lie
+	// anywhere between them as far as the data can tell.
+	SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
 	// Cost is what every attempt of the round cost, with its coverage
 	// (snapshot.Cost; unknown is null, never 0).
 	Cost snapshot.Cost `json:"cost"`
@@ -207,7 +213,7 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 		m := r.Manifest
 		res.Rounds = append(res.Rounds, Point{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Label: s.Label,
 			Counts: s.Counts, SuccessRate: s.SuccessRate, SuccessRateCI95: s.SuccessRateCI95, SuccessRateCI95Clustered: s.SuccessRateCI95Clustered,
-			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95, Cost: r.Cost, USDPerSuccess: perSuccess(r.Cost.USDAllAttempts, s.Counts.Success)})
+			Coverage: s.Coverage, CoverageCI95: s.CoverageCI95, SuccessRateBounds: s.SuccessRateBounds, Cost: r.Cost, USDPerSuccess: perSuccess(r.Cost.USDAllAttempts, s.Counts.Success)})
 		if s.SuccessRate != nil && (res.Best < 0 || *s.SuccessRate > *res.Rounds[res.Best].SuccessRate) {
 			res.Best = i
 		}

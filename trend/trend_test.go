@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tuneplane/tpctl/compare/comparetest"
+	"github.com/tuneplane/tpctl/round"
+	"github.com/tuneplane/tpctl/stats"
 	"github.com/tuneplane/tpctl/trend"
 )
 
@@ -112,5 +114,46 @@ func TestTrendDegradedPairNotComparable(t *testing.T) {
 	p := res.Pairs[0]
 	if p.Comparable || p.Paired != nil || !strings.Contains(p.Reason, "round 2 (") || !strings.Contains(p.Reason, "1 of 12 planned trials not scored") {
 		t.Errorf("pair = %+v", p)
+	}
+}
+
+// TestTrendBounds: a round with trials not scored carries the worst and
+// best case of its success rate (Manski bounds), the numbers snapshot
+// show gives for it, in the result and on the page; a clean round's
+// bounds are its rate over every planned trial, and the page says
+// nothing of them.
+func TestTrendBounds(t *testing.T) {
+	deg := trials(6)
+	deg["task-05#1"] = "missing"
+	deg["task-04#0"] = "infra_error"
+	deg["task-00#0"] = "unscored"
+	dirs := []string{build(t, "a", comparetest.Spec{Checkpoint: "hf://m@step-1", Trials: trials(4)}), build(t, "b", comparetest.Spec{Checkpoint: "hf://m@step-2", Trials: deg})}
+	res, err := trend.Run(context.Background(), dirs, trend.OrderGiven)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, dir := range dirs {
+		r, err := round.Load(context.Background(), dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, got := r.Manifest.SuccessRateBounds(), res.Rounds[i].SuccessRateBounds
+		if want == nil || got == nil || *got != *want {
+			t.Errorf("round %d: bounds %+v, want snapshot show's %+v", i+1, got, want)
+		}
+	}
+	// Round 2: 5 successes of 12 planned, 3 not scored → 5/12 and 8/12.
+	if b := res.Rounds[1].SuccessRateBounds; b == nil || b.NotScored != 3 || b.Planned != 12 || b.WorstCase != stats.Round12(5.0/12) || b.BestCase != stats.Round12(8.0/12) {
+		t.Errorf("round 2 bounds = %+v", b)
+	}
+	page, err := trend.HTML(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(page), "worst–best case"); n != 1 {
+		t.Errorf("page names worst–best case %d times, want once (round 2 only)", n)
+	}
+	if !strings.Contains(string(page), "worst–best case 41.7–66.7% (3 of 12 planned trials not scored)") {
+		t.Errorf("page lacks round 2's bounds")
 	}
 }

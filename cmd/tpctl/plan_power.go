@@ -47,7 +47,8 @@ the smallest true difference the rule shows non-inferior with about 80% power.
 
 Seeded and deterministic: the same pilot, policy and flags give the same numbers.
 --output json prints {"designs": [{"tasks", "repeats", "power", …}],
-"recommended": {…} | null, …} (docs/statistics.md, "Power").
+"recommended": {…} | null, …} (schema: tpctl schema power-plan;
+docs/statistics.md, "Power").
 
 Exit status: 0 the plan was made (also when no design reaches the target); 2
 usage error, a policy that cannot be used, or a folder that is not a snapshot.`,
@@ -113,8 +114,17 @@ func writePower(w io.Writer, width int, mask func(string) string, r *power.Resul
 	if r.Pilot.SuccessRate != nil {
 		rate = strconv.FormatFloat(100**r.Pilot.SuccessRate, 'f', 1, 64) + "%"
 	}
-	fmt.Fprintf(&b, "power of policy %s (%s) from pilot %s (%s, %s, success %s); %d simulated rounds per design, seed %d, judged by tpctl gate's code\n\n",
-		ui.Printable(r.Policy), strings.Join(r.PolicyRules, ", "), ui.Printable(r.Pilot.Dir), ui.Plural(r.Pilot.Tasks, "task"), ui.Plural(r.Pilot.Planned, "planned trial"), rate, r.Simulations, r.Seed)
+	lost := ""
+	if r.Pilot.NotScored > 0 {
+		lost, rate = fmt.Sprintf(", %d not scored", r.Pilot.NotScored), rate+" of scored"
+	}
+	fmt.Fprintf(&b, "power of policy %s (%s) from pilot %s (%s, %s%s, success %s); %d simulated rounds per design, seed %d, judged by tpctl gate's code\n\n",
+		ui.Printable(r.Policy), strings.Join(r.PolicyRules, ", "), ui.Printable(r.Pilot.Dir), ui.Plural(r.Pilot.Tasks, "task"), ui.Plural(r.Pilot.Planned, "planned trial"), lost, rate, r.Simulations, r.Seed)
+	// How the trials lost are judged decides what every figure below
+	// means: said once, before the table.
+	if r.Unscored != "" {
+		fmt.Fprintf(&b, "trials not scored: %s\n\n", r.Unscored)
+	}
 	if _, err := io.WriteString(w, ui.Wrap(b.String(), width, mask)); err != nil {
 		return err
 	}

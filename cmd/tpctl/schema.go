@@ -33,6 +33,7 @@ Outputs:  snapshot (snapshot.json, snapshot show/import --output json),
           observation (one line of observations.jsonl), plan-check (plan check
           and eval check-plan --output json), compare, preflight-report,
           gate-verdict (gate --output json), trend (trend --output json),
+          power-plan (plan power --output json),
           exit-error (the stderr object of a failure under --output json).
 Inputs:   import-plan, eval-plan, derived-job, preflight-catalog, and the
           Harbor TrialConfig schemas tpctl validates generated configs with.

@@ -243,7 +243,7 @@ func TestTrendAndGateMatchSchemas(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("trend: exit %d %s", code, errOut)
 	}
-	for _, want := range []string{`"comparable":false`, `"comparable":true`, `"regressed":[{`, `"label":"degraded"`} {
+	for _, want := range []string{`"comparable":false`, `"comparable":true`, `"regressed":[{`, `"label":"degraded"`, `"success_rate_bounds":{"worst_case":`} {
 		if !bytes.Contains(out, []byte(want)) {
 			t.Errorf("trend output lacks %s, so the schema is not tested on it:\n%s", want, out)
 		}
@@ -321,5 +321,73 @@ func TestTrendDocExample(t *testing.T) {
 	}
 	if !bytes.Equal(shown, golden) {
 		t.Errorf("docs/trend.md shows\n%s\ntpctl prints\n%s", shown, golden)
+	}
+}
+
+// TestPowerPlanMatchesSchema: tpctl plan power --output json matches
+// schemas/power-plan.v1.json in each of its shapes: a recommended design
+// and none, a design under five tasks with its reason, a pilot with
+// trials not scored (unscored), a paired plan against a baseline; and the
+// schema is not so loose that it passes a power above 1 or a design
+// without its power.
+func TestPowerPlanMatchesSchema(t *testing.T) {
+	dir := t.TempDir()
+	eight := func(lost ...string) []string {
+		var args []string
+		for i := range 16 {
+			st := "success"
+			if i%4 == 3 {
+				st = "failure"
+			}
+			args = append(args, fmt.Sprintf("t%d#%d=%s", i/2, i%2, st))
+		}
+		return append(args, lost...)
+	}
+	dirs := buildRounds(t, dir, eight(), eight("t0#1=infra_error", "t5#0=missing"), eight("t1#0=failure", "t2#0=failure", "t3#0=failure"))
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	minRate, high, ni := write("min.yaml", "min_success_rate: 0.45\n"), write("high.yaml", "min_success_rate: 0.99\n"), write("ni.yaml", "baseline: {non_inferiority_margin: 0.1}\n")
+	design := []string{"--tasks", "3,20", "--repeats", "2", "--simulations", "40"}
+	var first []byte
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"--pilot", dirs[0], "--policy", minRate}, []string{`"recommended":{"tasks":20`, `"reason":"3 tasks;`, `"paired":null`}},
+		{[]string{"--pilot", dirs[1], "--policy", high}, []string{`"recommended":null`, `"unscored":"2 of the pilot's 16`}},
+		{[]string{"--pilot", dirs[0], "--baseline", dirs[2], "--policy", ni}, []string{`"paired":{"margin":0.1`, `"baseline":{"dir":`}},
+	} {
+		args := append(append([]string{"plan", "power", "--output", "json"}, tc.args...), design...)
+		code, out, errOut := runCapture(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d %s", args, code, errOut)
+		}
+		for _, w := range tc.want {
+			if !bytes.Contains(out, []byte(w)) {
+				t.Errorf("%v lacks %s, so the schema is not tested on it:\n%s", args, w, out)
+			}
+		}
+		validate(t, "power-plan", "plan power "+strings.Join(tc.args, " "), out)
+		if first == nil {
+			first = out
+		}
+	}
+	sch, err := schemas.Compile("power-plan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range [][2]string{{`"power":0,`, `"power":1.5,`}, {`"power":0,"mc_se":0,`, ``}, {`"format":"tpctl-power/1"`, `"format":"tpctl-power/2"`}} {
+		if !bytes.Contains(first, []byte(bad[0])) {
+			t.Fatalf("plan power output lacks %s:\n%s", bad[0], first)
+		}
+		doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(bytes.Replace(first, []byte(bad[0]), []byte(bad[1]), 1)))
+		if sch.Validate(doc) == nil {
+			t.Errorf("the power-plan schema passes %s in place of %s", bad[1], bad[0])
+		}
 	}
 }

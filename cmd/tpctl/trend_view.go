@@ -75,6 +75,13 @@ func writeTrend(w io.Writer, width int, mask func(string) string, r *trend.Resul
 	if r.Best >= 0 {
 		b.WriteString("  * best success rate\n")
 	}
+	// A degraded round's rate is over the trials scored; its worst and
+	// best case over every planned trial are snapshot show's bounds.
+	for i, p := range r.Rounds {
+		if bd := p.SuccessRateBounds; bd != nil && bd.NotScored > 0 {
+			fmt.Fprintf(&b, "  round %d: %s\n", i+1, boundsText(bd))
+		}
+	}
 	switch {
 	case known && slices.Contains(dropped, "cost"):
 	case known:

@@ -102,17 +102,7 @@ func lastLine(b []byte) string {
 func TestEveryCommandUnderDescriptorLimit(t *testing.T) {
 	bin := filepath.Join(builtBinaries(t), "tpctl")
 	base := t.TempDir()
-	job, err := harborgen.Write(filepath.Join(base, "job"), 200)
-	if err != nil {
-		t.Fatal(err)
-	}
-	snap := filepath.Join(base, "snap")
-	if b, err := exec.Command(bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", snap).CombinedOutput(); err != nil {
-		t.Fatalf("import: %v\n%s", err, b)
-	}
-	if b, err := exec.Command(bin, "attest", "keygen", "--out", filepath.Join(base, "k.key")).CombinedOutput(); err != nil {
-		t.Fatalf("keygen: %v\n%s", err, b)
-	}
+	_, snap, _ := importedRound(t, bin, base, 200)
 	commands := []struct {
 		name string
 		args func(out string) []string

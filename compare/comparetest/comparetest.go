@@ -37,7 +37,7 @@ type Spec struct {
 	// Trials maps "task#repeat" to a status (success, failure,
 	// infra_error, unscored) or "missing" (planned, never run). A status
 	// may end in "@C" to give that trial the task_checksum C repeated 64
-	// times, or "@-" for none recorded.
+	// times, "@=VALUE" for VALUE itself, or "@-" for none recorded.
 	Trials map[string]string
 	// Explain, when set, fills in the tpctl-snapshot/3 explanation members
 	// (detail, timing, usage, agent) of each observed trial's attempt.
@@ -114,7 +114,9 @@ func Build(dir string, s Spec) (*snapshot.Manifest, error) {
 		if sum == "-" {
 			sum = ""
 		}
-		if sum != "" {
+		if lit, ok := strings.CutPrefix(sum, "="); ok {
+			sum = lit // "@=VALUE": VALUE itself, however long
+		} else if sum != "" {
 			sum = digest(sum, "")
 		}
 		trials = append(trials, trial{id[:i], rep, st, sum})

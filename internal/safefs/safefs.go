@@ -216,49 +216,15 @@ func ReadFileCapped(path string, limit int64) ([]byte, error) {
 
 // WriteFile writes data to path atomically: a temp file in the same folder
 // is written, fsynced, closed, renamed over path, and the folder fsynced to
-// commit the rename.
-func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
-	// A leftover of an earlier, killed write of path whose owner is gone
-	// is removed first; callers that report it call CleanFileLeftovers
-	// themselves, before.
-	CleanFileLeftovers(path)
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	// The temporary's name records its owner, like the snapshot folders'
-	// (owner.go), so the next writer can tell a killed run's leftover
-	// from a write in progress.
-	pid := os.Getpid()
-	start, _ := processStart(pid)
-	f, err := os.CreateTemp(dir, fmt.Sprintf(".%s.tmp-%d-%d-*", base, pid, start))
-	if err != nil {
-		return fmt.Errorf("failed to create temporary file for %q: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("failed to write %q: %w", path, err)
-	}
-	if err = f.Chmod(perm); err != nil {
-		return fmt.Errorf("failed to set mode of %q: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("failed to sync %q: %w", path, err)
-	}
-	// Close before rename: some filesystems dislike renaming open files.
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("failed to close %q: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("failed to rename into %q: %w", path, err)
-	}
-	return SyncDir(dir)
+// commit the rename (WriteFileFrom). A leftover of an earlier, killed
+// write of path whose owner is gone is removed first; callers that report
+// it call CleanFileLeftovers themselves, before.
+func WriteFile(path string, data []byte, perm fs.FileMode) error {
+	_, err := WriteFileFrom(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+	return err
 }
 
 // CleanFileLeftovers removes the temporary files an earlier write of path
