@@ -26,7 +26,8 @@ func plainRedact(s string) string {
 }
 
 // plainScan is Scan by the expressions alone: every view (the text, its
-// decoded views, the line-joined view of the most decoded one) searched
+// decoded views, the line-joined view of the most decoded one, joined
+// word by word) searched
 // for every value form and with every pattern's own expression.
 func (s *Scanner) plainScan(text string) []Hit {
 	counts := make([]int, len(s.values)+len(s.patterns))
@@ -48,10 +49,35 @@ func (s *Scanner) plainScan(text string) []Hit {
 		count(v.text)
 		last = v.text
 	}
-	if j, ok := joinedText(last); ok {
+	if j, ok := joinedTextRef(last); ok {
 		count(j)
 	}
 	return s.hits(counts)
+}
+
+// joinedTextRef is joinedText word by word, as it was: the definition
+// the piecewise copy must agree with.
+func joinedTextRef(text string) (string, bool) {
+	if !hasLineBreak(text) {
+		return "", false
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); {
+		j := i
+		for j < len(text) && !isBlank(text[j]) {
+			j++
+		}
+		b.WriteString(text[i:j])
+		if j == len(text) {
+			break
+		}
+		end, fold := blankRun(text, j)
+		if !fold {
+			b.WriteString(text[j:end])
+		}
+		i = end
+	}
+	return b.String(), true
 }
 
 // FuzzFastVsPlain: builtin:secrets (Redact and RedactPrefiltered, the
@@ -72,6 +98,10 @@ func FuzzFastVsPlain(f *testing.F) {
 	}
 	sc := NewScanner([]string{"TUNEPLANE_JOB_TOKEN=job-secret-1234", "DB_PASSWORD=o'brien+x"})
 	f.Fuzz(func(t *testing.T, s string) {
+		j, ok := joinedText(s)
+		if jr, okr := joinedTextRef(s); j != jr || ok != okr {
+			t.Fatalf("joinedText(%q) = %q, %v; word by word %q, %v", s, j, ok, jr, okr)
+		}
 		want := plainRedact(s)
 		if got, _ := Secrets().Redact(context.Background(), s); got != want {
 			t.Fatalf("Redact(%q) = %q, plain path %q", s, got, want)

@@ -53,6 +53,10 @@ func rarity(c byte) int {
 	return 50
 }
 
+// commonPairs are adjacent letters frequent in English and code
+// ("github" has "gh"), never an anchor when the literal has another pair.
+const commonPairs = "gh th he in er an re on at en nd ti es or te of ed is it al ar st to nt ng se ha as ou io le ve co me de hi ri ro ic ne ea ra ce be"
+
 // foldRarity is c's rarity, the commoner case's for a case-folded literal.
 func foldRarity(c byte, fold bool) int {
 	if fold {
@@ -75,16 +79,19 @@ func init() {
 		d.bit = 1 << i
 		allBits |= d.bit
 		for _, p := range d.pre {
-			// The anchor pair: the rarer of its two bytes rarest, the
-			// other as rare as can be (a pair of common letters, as in
-			// "bearer", is chosen only when there is nothing better).
+			// The anchor pair: the one whose two bytes are rarest
+			// together ("p_" in "ghp_", not "gh", which every
+			// "github" has; a pair of common letters, as in "bearer",
+			// only when there is nothing better).
 			a := 0
-			score := func(j int) [2]int {
-				r0, r1 := foldRarity(p[j], d.fold), foldRarity(p[j+1], d.fold)
-				return [2]int{max(r0, r1), min(r0, r1)}
+			score := func(j int) int {
+				if strings.Contains(commonPairs, strings.ToLower(p[j:j+2])) {
+					return -1
+				}
+				return foldRarity(p[j], d.fold) + foldRarity(p[j+1], d.fold)
 			}
 			for j := 1; j+1 < len(p); j++ {
-				if sj, sa := score(j), score(a); sj[0] > sa[0] || sj[0] == sa[0] && sj[1] > sa[1] {
+				if score(j) > score(a) {
 					a = j
 				}
 			}
