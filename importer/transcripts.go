@@ -108,7 +108,7 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 			skipped = append(skipped, Warning{n.Code, b.where + ": " + n.Message})
 		}
 		switch {
-		case b.skip != "":
+		case b.skipped:
 			skipped = append(skipped, Warning{"trajectory_skipped", b.where + ": " + b.skip})
 		case b.err != nil:
 			return b.err
@@ -209,7 +209,8 @@ func (t *transcriber) export(ctx context.Context, trials []planfile.Trial, w *sn
 type built struct {
 	where     string
 	notes     []producers.Note
-	skip      string // a reason to skip the attempt's body
+	skipped   bool // the attempt's body is left out, for reason skip
+	skip      string
 	err       error  // aborts the import
 	data      []byte // nil: the attempt has no transcript
 	truncated bool
@@ -220,7 +221,7 @@ func (t *transcriber) build(ctx context.Context, roundID string, tr planfile.Tri
 	b := built{where: fmt.Sprintf("%s retry %d", tr.ID(), a.Retry)}
 	parts, notes, err := t.prod.Transcript(t.root, a.Dir)
 	if err != nil {
-		b.skip = err.Error()
+		b.skipped, b.skip = true, err.Error()
 		return b
 	}
 	b.notes = notes
@@ -230,7 +231,7 @@ func (t *transcriber) build(ctx context.Context, roundID string, tr planfile.Tri
 	traj, err := transcript.BuildParts(ctx, parts, t.red, t.scanner, t.opts.Limits)
 	var skip *transcript.SkipError
 	if errors.As(err, &skip) {
-		b.skip = skip.Reason
+		b.skipped, b.skip = true, skip.Reason
 		return b
 	}
 	if err != nil {
