@@ -153,16 +153,14 @@ type Side struct {
 	Coverage        *float64            `json:"coverage"`
 	CoverageCI95    *[2]float64         `json:"coverage_ci95"`
 	// Dataset is the planned samples beside the dataset's size, when the
-	// plan records both (settings.dataset; an Inspect round): a limited
-	// run is never read as the full dataset.
+	// plan records both (settings.dataset; Inspect and lm-eval rounds): a
+	// limited run is never read as the full dataset.
 	Dataset *DatasetScope `json:"dataset,omitempty"`
 }
 
-// DatasetScope is a round's planned samples and its dataset's size.
-type DatasetScope struct {
-	PlannedSamples int64 `json:"planned_samples"`
-	Samples        int64 `json:"samples"`
-}
+// DatasetScope is which part of the dataset a round's rates stand on
+// (snapshot.DatasetScope, the one reader and wording of every producer's).
+type DatasetScope = snapshot.DatasetScope
 
 // Transitions classify every trial of either plan, matched by trial_id.
 // ID lists are in canonical (task, repeat) order.
@@ -350,9 +348,7 @@ func open(ctx context.Context, which string, s *snapshot.Snapshot) (*round, erro
 		Coverage:        m.Coverage,
 		CoverageCI95:    m.CoverageCI95,
 	}
-	if planned, size, ok := r.plan.DatasetScope(); ok {
-		r.info.Dataset = &DatasetScope{PlannedSamples: planned, Samples: size}
-	}
+	r.info.Dataset = r.plan.DatasetScope()
 	return r, nil
 }
 

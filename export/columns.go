@@ -43,6 +43,14 @@ type RoundRow struct {
 	Coverage             *float64 `parquet:"coverage,optional" doc:"scored / expected; null when nothing is planned"`
 	CoverageCI95Low      *float64 `parquet:"coverage_ci95_low,optional" doc:"Wilson 95% interval of the coverage, lower bound"`
 	CoverageCI95High     *float64 `parquet:"coverage_ci95_high,optional" doc:"Wilson 95% interval of the coverage, upper bound"`
+	// Which part of the dataset the rates stand on (the plan's
+	// settings.dataset, snapshot.DatasetScope); null when the plan does
+	// not record it (a Harbor round).
+	DatasetPlanned       *int64   `parquet:"dataset_planned_samples,optional" doc:"items the plan covers (settings.dataset.planned_samples: Inspect's samples, lm-eval's documents); null when the plan does not record it"`
+	DatasetSize          *int64   `parquet:"dataset_samples,optional" doc:"size of the whole they were drawn from (settings.dataset.samples); null with dataset_planned_samples"`
+	DatasetItem          *string  `parquet:"dataset_item,optional" doc:"the producer's word for one item (sample, document); null with dataset_planned_samples"`
+	DatasetWhole         *string  `parquet:"dataset_whole,optional" doc:"the producer's word for the whole (dataset, split); null with dataset_planned_samples"`
+	DatasetScope         *string  `parquet:"dataset_scope,optional" doc:"the scope in the words every view uses: '10 of 2,376 documents of the split', 'all 40 samples of the dataset'; null with dataset_planned_samples"`
 	Clusters             *int64   `parquet:"clusters,optional" doc:"tasks with a scored trial (statistics.clusters); null for a tpctl-snapshot/1 round"`
 	SESuccessClustered   *float64 `parquet:"success_rate_se_clustered,optional" doc:"task-clustered standard error; null when the snapshot has none"`
 	CI95ClusteredLow     *float64 `parquet:"success_rate_ci95_clustered_low,optional" doc:"task-clustered 95% interval, lower bound; null when the snapshot has none"`

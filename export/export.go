@@ -159,7 +159,7 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 			w.discard()
 		}
 	}()
-	_, err := round.Walk(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
+	s, err := round.Walk(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
 		if w != nil { // reading again from the start: forget the first
 			if err := p.wait(); err != nil {
 				return nil, err
@@ -182,6 +182,8 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 	if err != nil {
 		return nil, err
 	}
+	defer s.Close()
+	w.dataset = s.Plan().DatasetScope()
 	part, err := w.finish()
 	if err != nil {
 		return nil, err
@@ -263,9 +265,12 @@ type partitionWriter struct {
 	snapshot string // the snapshot's folder
 	m        *snapshot.Manifest
 	sha      string // of snapshot.json's bytes
-	opts     Options
-	dir      string
-	rid      string
+	// dataset is which part of the dataset the rates stand on (the
+	// plan's settings.dataset), nil when the plan does not record it.
+	dataset *snapshot.DatasetScope
+	opts    Options
+	dir     string
+	rid     string
 
 	trials   *opened[TrialRow]
 	attempts *opened[AttemptRow]
@@ -491,6 +496,10 @@ func (w *partitionWriter) finish() (*Partition, error) {
 	}
 	defer rounds.f.Close()
 	rr := roundRow(w.rid, w.opts.Version, w.sha, w.m)
+	if d := w.dataset; d != nil {
+		rr.DatasetPlanned, rr.DatasetSize = ptr(d.PlannedSamples), ptr(d.Samples)
+		rr.DatasetItem, rr.DatasetWhole, rr.DatasetScope = ptr(d.Noun()), ptr(d.Of()), ptr(d.String())
+	}
 	c := w.cost.Cost()
 	rr.CostAttempts, rr.CostWithCost, rr.CostUSDAll = int64(c.Attempts), int64(c.WithCost), c.USDAllAttempts
 	rr.CostFinalAttempts, rr.CostFinalWithCost, rr.CostUSDFinal = int64(c.FinalAttempts), int64(c.FinalWithCost), c.USDFinalAttempts

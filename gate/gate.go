@@ -68,16 +68,14 @@ type Side struct {
 	Checkpoint snapshot.Checkpoint `json:"checkpoint"`
 	Summary    round.Summary       `json:"summary"`
 	// Dataset is the planned samples beside the dataset's size when the
-	// round's plan records both (an Inspect round): the rates judged are
+	// round's plan records both (Inspect and lm-eval rounds): the rates judged are
 	// over those samples, never the whole dataset.
 	Dataset *DatasetScope `json:"dataset,omitempty"`
 }
 
-// DatasetScope is a round's planned samples and its dataset's size.
-type DatasetScope struct {
-	PlannedSamples int64 `json:"planned_samples"`
-	Samples        int64 `json:"samples"`
-}
+// DatasetScope is which part of the dataset a round's rates stand on
+// (snapshot.DatasetScope).
+type DatasetScope = snapshot.DatasetScope
 
 // Rule is one rule's judgement. Value is the number judged (a lower
 // bound, a rate), nil when there is none; Threshold is the policy's.
@@ -122,25 +120,48 @@ type Options struct {
 
 // Run loads and verifies the rounds and judges them by the policy.
 func Run(ctx context.Context, p *Policy, opts Options) (*Verdict, error) {
-	if p.NonInferiorityMargin != nil && opts.Baseline == "" {
-		return nil, &InputError{Msg: fmt.Sprintf("policy %s has a baseline rule (baseline.non_inferiority_margin) but no --baseline was given", opts.PolicyFile),
-			Hint: "pass --baseline BASE, the snapshot to compare against"}
+	if err := p.CheckBaseline(opts.Baseline != "", opts.PolicyFile, "pass --baseline BASE, the snapshot to compare against"); err != nil {
+		return nil, err
 	}
-	if p.NonInferiorityMargin == nil && opts.Baseline != "" {
-		return nil, &InputError{Msg: fmt.Sprintf("--baseline was given but policy %s has no baseline rule", opts.PolicyFile),
-			Hint: "add baseline: {non_inferiority_margin: 0.05} to the policy, or drop --baseline"}
-	}
-	cand, err := round.Load(ctx, opts.Candidate)
+	cand, err := LoadRound(ctx, opts.Candidate, "candidate")
 	if err != nil {
-		return nil, &InputError{Msg: "the candidate cannot be used", Err: err}
+		return nil, err
 	}
 	var base *round.Round
 	if opts.Baseline != "" {
-		if base, err = round.Load(ctx, opts.Baseline); err != nil {
-			return nil, &InputError{Msg: "the baseline cannot be used", Err: err}
+		if base, err = LoadRound(ctx, opts.Baseline, "baseline"); err != nil {
+			return nil, err
 		}
 	}
 	return Judge(p, opts.PolicyFile, cand, base)
+}
+
+// CheckBaseline is an *InputError when the policy's baseline rule and the
+// arguments disagree: a rule with no baseline given (missingHint says
+// what the baseline is for, in the caller's words), or a baseline with no
+// rule. Every command that reads a policy (gate, plan lock's gate, plan
+// power) checks its arguments here.
+func (p *Policy) CheckBaseline(hasBaseline bool, policyFile, missingHint string) error {
+	if p.NonInferiorityMargin != nil && !hasBaseline {
+		return &InputError{Msg: fmt.Sprintf("policy %s has a baseline rule (baseline.non_inferiority_margin) but no --baseline was given", policyFile),
+			Hint: missingHint}
+	}
+	if p.NonInferiorityMargin == nil && hasBaseline {
+		return &InputError{Msg: fmt.Sprintf("--baseline was given but policy %s has no baseline rule", policyFile),
+			Hint: "add baseline: {non_inferiority_margin: 0.05} to the policy, or drop --baseline"}
+	}
+	return nil
+}
+
+// LoadRound loads and verifies the round at dir (round.Load); when it
+// cannot be used, an *InputError naming its role ("candidate",
+// "baseline", "pilot").
+func LoadRound(ctx context.Context, dir, role string) (*round.Round, error) {
+	r, err := round.Load(ctx, dir)
+	if err != nil {
+		return nil, &InputError{Msg: "the " + role + " cannot be used", Err: err}
+	}
+	return r, nil
 }
 
 // Judge applies the policy to loaded rounds (base nil without a baseline).
@@ -380,9 +401,7 @@ func tooFew(null *stats.NullReason) string {
 func side(r *round.Round, s round.Summary) Side {
 	m := r.Manifest
 	side := Side{Dir: r.Dir, RoundID: m.RoundID, Name: m.Name, Checkpoint: m.Checkpoint, Summary: s}
-	if r.HasDataset {
-		side.Dataset = &DatasetScope{PlannedSamples: r.Planned, Samples: r.DatasetSize}
-	}
+	side.Dataset = r.Dataset
 	return side
 }
 

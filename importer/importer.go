@@ -10,6 +10,7 @@ package importer
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -83,6 +84,10 @@ type Result struct {
 	// a *plandraft.JobFacts: planned trials, Harbor's counts); nil when
 	// --root holds no declaration for the plan.
 	Job any `json:"harbor_job,omitempty"`
+	// Dataset is which part of the dataset the round's rates stand on, as
+	// the plan's settings.dataset records it (snapshot.DatasetScope); nil
+	// when it does not.
+	Dataset *snapshot.DatasetScope `json:"dataset,omitempty"`
 }
 
 // NoFoldersError is a --root under which not one of the plan's attempt
@@ -698,6 +703,9 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 	}
 	n := len(r.prior) + len(r.w.Leftovers()) + 1 + len(r.found) + len(r.missing) + len(r.later) + 7
 	res := &Result{Dir: r.opts.Out, Warnings: make([]Warning, 0, n), Skipped: []Warning{}}
+	if settings, err := json.Marshal(r.plan.Settings); err == nil {
+		res.Dataset = (&snapshot.PlanSummary{Settings: settings}).DatasetScope()
+	}
 	if ws, err := r.jobCheck(res); err != nil {
 		return nil, err
 	} else {

@@ -65,6 +65,11 @@ type Rule struct {
 	Reason    string `json:"reason"`
 }
 
+// Row is one Rule, for tables written a row a line.
+func Row(situation string, status Status, reason string) Rule {
+	return Rule{Situation: situation, Status: status, Reason: reason}
+}
+
 // Table is a producer's versioned outcome table: the rules its judge
 // applies, printed by `tpctl explain outcomes` and named in every
 // snapshot it judged (outcome_rules).

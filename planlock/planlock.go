@@ -383,17 +383,17 @@ func Gate(ctx context.Context, l *Lock, policyFile string, opts gate.Options) (*
 	if err != nil {
 		return nil, err
 	}
-	cand, err := round.Load(ctx, opts.Candidate)
+	cand, err := gate.LoadRound(ctx, opts.Candidate, "candidate")
 	if err != nil {
-		return nil, &gate.InputError{Msg: "the candidate cannot be used", Err: err}
+		return nil, err
 	}
 	if err := l.CheckRound(cand); err != nil {
 		return nil, err
 	}
 	var base *round.Round
 	if opts.Baseline != "" {
-		if base, err = round.Load(ctx, opts.Baseline); err != nil {
-			return nil, &gate.InputError{Msg: "the baseline cannot be used", Err: err}
+		if base, err = gate.LoadRound(ctx, opts.Baseline, "baseline"); err != nil {
+			return nil, err
 		}
 	}
 	if (p.NonInferiorityMargin != nil) != (base != nil) {

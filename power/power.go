@@ -138,21 +138,9 @@ type Result struct {
 }
 
 // InputError means the plan cannot be made: an unusable snapshot, a
-// policy and arguments that disagree, a design out of range.
-type InputError struct {
-	Msg  string
-	Hint string
-	Err  error
-}
-
-func (e *InputError) Error() string {
-	if e.Err != nil {
-		return e.Msg + ": " + e.Err.Error()
-	}
-	return e.Msg
-}
-
-func (e *InputError) Unwrap() error { return e.Err }
+// policy and arguments that disagree, a design out of range. It is the
+// gate's (the same checks of the same policy and rounds).
+type InputError = gate.InputError
 
 // Task is one pilot task's observed shares of its planned trials: the
 // probabilities a simulated trial of it succeeds or fails (the rest is
@@ -168,14 +156,14 @@ func Run(ctx context.Context, p *gate.Policy, opts Options) (*Result, error) {
 	if err := argsAgree(p, opts.Baseline != "", opts.PolicyFile); err != nil {
 		return nil, err
 	}
-	pilot, err := round.Load(ctx, opts.Pilot)
+	pilot, err := gate.LoadRound(ctx, opts.Pilot, "pilot")
 	if err != nil {
-		return nil, &InputError{Msg: "the pilot cannot be used", Err: err}
+		return nil, err
 	}
 	var base *round.Round
 	if opts.Baseline != "" {
-		if base, err = round.Load(ctx, opts.Baseline); err != nil {
-			return nil, &InputError{Msg: "the baseline cannot be used", Err: err}
+		if base, err = gate.LoadRound(ctx, opts.Baseline, "baseline"); err != nil {
+			return nil, err
 		}
 	}
 	return Plan(ctx, p, opts, pilot, base)
@@ -313,15 +301,7 @@ func Plan(ctx context.Context, p *gate.Policy, opts Options, pilot, base *round.
 // argsAgree refuses a baseline rule without a baseline and a baseline
 // without a baseline rule, as tpctl gate does.
 func argsAgree(p *gate.Policy, hasBase bool, policyFile string) error {
-	if p.NonInferiorityMargin != nil && !hasBase {
-		return &InputError{Msg: fmt.Sprintf("policy %s has a baseline rule (baseline.non_inferiority_margin) but no --baseline was given", policyFile),
-			Hint: "pass --baseline BASE: the round the candidate will be compared with (its per-task rates drive the paired simulation)"}
-	}
-	if p.NonInferiorityMargin == nil && hasBase {
-		return &InputError{Msg: fmt.Sprintf("--baseline was given but policy %s has no baseline rule", policyFile),
-			Hint: "add baseline: {non_inferiority_margin: 0.05} to the policy, or drop --baseline"}
-	}
-	return nil
+	return p.CheckBaseline(hasBase, policyFile, "pass --baseline BASE: the round the candidate will be compared with (its per-task rates drive the paired simulation)")
 }
 
 func cmpOr(a, b []int) []int {

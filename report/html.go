@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"html/template"
 	"io"
 	"maps"
@@ -280,11 +281,14 @@ func (e *errWriter) Write(p []byte) (int, error) {
 
 // roundView is one round's static summary.
 type roundView struct {
-	Side, Heading  string
-	M              *snapshot.Manifest
-	Bar            []barSeg
-	BarLabel       string
-	Rates          []rateView
+	Side, Heading string
+	M             *snapshot.Manifest
+	Bar           []barSeg
+	BarLabel      string
+	Rates         []rateView
+	// Over is which part of the dataset the rates stand on ("10 of 2,376
+	// documents of the split"), "" when the plan does not record it.
+	Over           string
 	Stats          *statsView
 	SharedVerifier int
 	Reasons        []countRow
@@ -407,14 +411,14 @@ func (v *pageView) add(side, heading string, r *Round) error {
 			return err
 		}
 	}
-	v.addAcc(heading, r.Manifest, r.Statistics, r.Signature, a)
+	v.addAcc(heading, r.Manifest, r.Statistics, r.Signature, r.Dataset, a)
 	return nil
 }
 
 // addAcc puts a round gathered by a roundAcc on the page.
-func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, signature string, a *roundAcc) {
+func (v *pageView) addAcc(heading string, m *snapshot.Manifest, st *Statistics, signature string, dataset *snapshot.DatasetScope, a *roundAcc) {
 	side := a.side
-	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: signature, NotEmbedded: a.notEmbedded}
+	rv := roundView{Side: side, Heading: heading, M: m, SharedVerifier: m.SharedVerifier, Signature: signature, NotEmbedded: a.notEmbedded, Over: dataset.String()}
 	c := m.Counts
 	counts := []int{c.Success, c.Failure, c.InfraError, c.Unscored, c.Missing}
 	x := 0.0
@@ -829,10 +833,4 @@ func optInt(v *int) string {
 }
 
 // thousands writes n with comma separators: 200,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}
+func thousands(n int) string { return digits.Group(int64(n)) }

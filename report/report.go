@@ -54,6 +54,9 @@ type Round struct {
 	// Signature, when set, is the line the page shows for an attestation
 	// the caller verified ("signed by keyid …, verified").
 	Signature string
+	// Dataset is which part of the dataset the rates stand on, when the
+	// plan records it (snapshot.DatasetScope); nil otherwise.
+	Dataset *snapshot.DatasetScope
 }
 
 // Trial is one planned trial and, unless it is missing, its observation.
@@ -130,6 +133,7 @@ func LoadRound(dir string) (*Round, error) {
 	m := s.Manifest()
 	r := &Round{Manifest: m, Statistics: DecodeStatistics(s.ManifestJSON())}
 	plan := s.Plan()
+	r.Dataset = plan.DatasetScope()
 	ids := plan.TrialIDs()
 	r.Trials = make([]Trial, len(ids))
 	index := make(map[string]int, len(ids))

@@ -62,7 +62,7 @@ func WriteRoundSnapshot(w io.Writer, dir, signature string) (*Written, error) {
 		}
 	}
 	v := pageView{Title: "Round " + m.Name}
-	v.addAcc("Round", m, stats, signature, a)
+	v.addAcc("Round", m, stats, signature, s.Plan().DatasetScope(), a)
 	if err := v.write(w); err != nil {
 		return nil, err
 	}

@@ -118,11 +118,10 @@ type Round struct {
 	// Cost is what every attempt of the round cost, with its coverage
 	// (snapshot.Cost).
 	Cost snapshot.Cost
-	// Planned and DatasetSize are the plan's planned samples and its
-	// dataset's size when it records both (settings.dataset, an Inspect
-	// round); HasDataset says it does.
-	Planned, DatasetSize int64
-	HasDataset           bool
+	// Dataset is which part of the dataset the round's rates stand on,
+	// when its plan records it (settings.dataset: Inspect and lm-eval
+	// rounds); nil otherwise.
+	Dataset *snapshot.DatasetScope
 	// taskCost is each task's, for CostOf.
 	taskCost map[string]*snapshot.CostSum
 }
@@ -179,7 +178,7 @@ func Load(ctx context.Context, dir string) (*Round, error) {
 		return nil, err
 	}
 	r := &Round{Dir: dir, Manifest: s.Manifest(), Trials: trials, Cost: cost.Cost(), taskCost: taskCost}
-	r.Planned, r.DatasetSize, r.HasDataset = s.Plan().DatasetScope()
+	r.Dataset = s.Plan().DatasetScope()
 	return r, nil
 }
 

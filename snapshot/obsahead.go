@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -17,8 +19,8 @@ import (
 
 // observationsAhead reads observations.jsonl as ReadObservations does, but
 // ahead of its consumer and on every core: one goroutine reads the file
-// and cuts it into chunks of whole lines (with ReadObservations' own
-// scanner, so line limits and line ends are exactly its), decoders on
+// in blocks and cuts them into chunks of whole lines (by ReadObservations'
+// own line rules, so line limits and line ends are exactly its), decoders on
 // other goroutines decode chunks side by side, and each hands the
 // observations over in file order. Decoding is most of what verify
 // spends; a bounded number of chunks is in flight, so memory stays flat.
@@ -35,21 +37,29 @@ type observationsAhead struct {
 	whole func()
 }
 
-// obsChunk is up to aheadBatch consecutive lines.
+// obsChunk is whole consecutive lines, read straight into buf.
 type obsChunk struct {
-	buf     []byte // the lines, back to back
-	ends    []int  // where each line ends in buf
+	buf     []byte // the bytes read, lines and their line ends
+	spans   []span // each line in buf, without its line end
 	first   int    // line number of the first line, from 1
 	obs     []Observation
 	err     error         // the decode error that ends the chunk, with its line
 	decoded chan struct{} // closed when obs and err are set
 }
 
-// aheadBatch is the number of lines in a chunk; aheadBytes ends a chunk
-// early when its lines are long.
+// span is where a line lies in its chunk's buf.
+type span struct{ start, end int }
+
+// aheadBytes is how much is read into a chunk at a time (a line longer
+// than that makes its chunk longer); aheadBatch is a capacity hint for
+// the lines of one chunk.
+// aheadChunks is how many chunks may be queued (1.5 MiB), a bound that
+// does not grow with the file. More does not read faster, and export's
+// heap limit (cmd/tpctl) makes the collector pay for every MiB held.
 const (
-	aheadBatch = 256
-	aheadBytes = 256 << 10
+	aheadBatch  = 256
+	aheadBytes  = 256 << 10
+	aheadChunks = 6
 )
 
 // readObservationsAhead starts reading dir's observations.jsonl ahead;
@@ -58,11 +68,11 @@ const (
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
 	a := &observationsAhead{
-		order: make(chan *obsChunk, 2*workers+2),
-		free:  make(chan *obsChunk, 2*workers+4),
+		order: make(chan *obsChunk, aheadChunks),
+		free:  make(chan *obsChunk, aheadChunks+2),
 		done:  make(chan struct{}),
 	}
-	work := make(chan *obsChunk, 2*workers+2)
+	work := make(chan *obsChunk, aheadChunks)
 	var h hash.Hash
 	a.wg.Add(1)
 	go func() {
@@ -75,16 +85,15 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 			return
 		}
 		defer f.Close()
-		var r io.Reader = f
+		var w io.Writer = io.Discard
 		if c != nil {
 			h = sha256.New()
-			var w io.Writer = h
+			w = h
 			if c.obs != nil {
 				w = &teeTo{h, c.obs}
 			}
-			r = io.TeeReader(f, w)
 		}
-		a.err = a.cut(r, work)
+		a.err = a.cut(f, w, work)
 	}()
 	if c != nil {
 		a.whole = func() { c.obsSum = hex.EncodeToString(h.Sum(nil)) }
@@ -108,13 +117,23 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 	return a
 }
 
-// cut scans r into chunks, sending each to the consumer's queue and then
-// to the decoders; it returns what ends the file early, as
-// readObservations words it, or errStopped after stop.
-func (a *observationsAhead) cut(r io.Reader, work chan<- *obsChunk) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxObservationLine)
+// cut reads r in blocks straight into chunks of whole lines, writing
+// every byte read to w (the capture's hash) as it comes, and sends each
+// chunk to the consumer's queue and then to the decoders; it returns
+// what ends the file early, as readObservations words it, or errStopped
+// after stop.
+//
+// The lines are bufio.Scanner's with ScanLines and a MaxObservationLine
+// buffer, which readObservations uses: a CR before the newline is
+// dropped, a last line without a newline counts, and a line whose bytes
+// before its newline reach MaxObservationLine ends the file with
+// bufio.ErrTooLong after the lines before it. A read error ends the file
+// after the bytes read before it, taken as a last line as the scanner
+// takes them. TestObservationsAheadLines checks the two agree. Reading
+// blocks rather than lines saves the scanner's copy of every byte.
+func (a *observationsAhead) cut(r io.Reader, w io.Writer, work chan<- *obsChunk) error {
 	line := 1
+	var carry []byte // the start of a line not yet ended, from the last block
 	var ch *obsChunk
 	send := func() bool {
 		select {
@@ -132,43 +151,105 @@ func (a *observationsAhead) cut(r io.Reader, work chan<- *obsChunk) error {
 		ch = nil
 		return true
 	}
-	for sc.Scan() {
+	var readErr error
+	for readErr == nil {
 		if ch == nil {
 			select {
 			case ch = <-a.free:
-				ch.buf, ch.ends, ch.obs, ch.err = ch.buf[:0], ch.ends[:0], ch.obs[:0], nil
+				ch.buf, ch.spans, ch.obs, ch.err = ch.buf[:0], ch.spans[:0], ch.obs[:0], nil
 			default:
-				ch = &obsChunk{ends: make([]int, 0, aheadBatch), obs: make([]Observation, 0, aheadBatch)}
+				ch = &obsChunk{spans: make([]span, 0, aheadBatch), obs: make([]Observation, 0, aheadBatch)}
 			}
 			ch.first, ch.decoded = line, make(chan struct{})
+			ch.buf = append(ch.buf, carry...)
+			carry = carry[:0]
 		}
-		ch.buf = append(ch.buf, sc.Bytes()...)
-		ch.ends = append(ch.ends, len(ch.buf))
-		line++
-		if (len(ch.ends) == aheadBatch || len(ch.buf) >= aheadBytes) && !send() {
+		// Read a block after what the chunk holds.
+		from := len(ch.buf)
+		ch.buf = slices.Grow(ch.buf, aheadBytes)
+		for len(ch.buf) < from+aheadBytes && readErr == nil {
+			n, err := r.Read(ch.buf[len(ch.buf):cap(ch.buf)])
+			if n > 0 {
+				if _, werr := w.Write(ch.buf[len(ch.buf) : len(ch.buf)+n]); werr != nil && err == nil {
+					err = werr
+				}
+				ch.buf = ch.buf[:len(ch.buf)+n]
+			}
+			if err != nil {
+				readErr = err
+			}
+		}
+		// Cut the lines that ended (the chunk holds none yet: it is sent
+		// as soon as it does); a read error ends the last one.
+		start := 0
+		for {
+			i := bytes.IndexByte(ch.buf[start:], '\n')
+			if i < 0 {
+				break
+			}
+			if i >= MaxObservationLine {
+				return a.tooLong(ch, send)
+			}
+			end := start + i
+			ch.spans = append(ch.spans, span{start, dropCR(ch.buf, start, end)})
+			start = end + 1
+			line++
+		}
+		rest := ch.buf[start:]
+		if len(rest) >= MaxObservationLine {
+			return a.tooLong(ch, send)
+		}
+		if readErr != nil {
+			if len(rest) > 0 {
+				ch.spans = append(ch.spans, span{start, dropCR(ch.buf, start, len(ch.buf))})
+			}
+			break
+		}
+		if len(ch.spans) == 0 {
+			continue // a line longer than a block: read on into the chunk
+		}
+		carry = append(carry, rest...)
+		ch.buf = ch.buf[:start]
+		if !send() {
 			return errStopped
 		}
 	}
-	if ch != nil && !send() {
+	if ch != nil && len(ch.spans) > 0 && !send() {
 		return errStopped
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", ObservationsFile, err)
+	if readErr != io.EOF {
+		return fmt.Errorf("%s: %w", ObservationsFile, readErr)
 	}
 	return nil
 }
 
+// dropCR is the end of the line buf[start:end] without a final CR, as
+// bufio.ScanLines drops it.
+func dropCR(buf []byte, start, end int) int {
+	if end > start && buf[end-1] == '\r' {
+		return end - 1
+	}
+	return end
+}
+
+// tooLong sends the lines of ch before the one that is too long and
+// returns the scanner's error for it.
+func (a *observationsAhead) tooLong(ch *obsChunk, send func() bool) error {
+	if len(ch.spans) > 0 && !send() {
+		return errStopped
+	}
+	return fmt.Errorf("%s: %w", ObservationsFile, bufio.ErrTooLong)
+}
+
 // decode decodes the chunk's lines until the first that does not decode.
 func (ch *obsChunk) decode(d *obsDecoder) {
-	start := 0
-	for i, end := range ch.ends {
+	for i, s := range ch.spans {
 		ch.obs = append(ch.obs, Observation{})
-		if err := d.decode(ch.buf[start:end], &ch.obs[i]); err != nil {
+		if err := d.decode(ch.buf[s.start:s.end], &ch.obs[i]); err != nil {
 			ch.obs = ch.obs[:i]
 			ch.err = fmt.Errorf("%s:%d: %w", ObservationsFile, ch.first+i, err)
 			return
 		}
-		start = end
 	}
 }
 

@@ -33,6 +33,16 @@ type obsDecoder struct {
 	floats []float64         // block the *float64 members point into
 	outs   []AttemptOutcome  // block the lines' AttemptOutcomes are cut from
 	tmp    []AttemptOutcome  // one line's outcomes while they are read
+
+	// The exact reader's position and scratch (obsexact.go), and the
+	// blocks it hands explanation members out from.
+	exactReader
+	recent    [16]string // recently interned words, by a hash of a few bytes
+	ints      []int64
+	timings   []Timing
+	usages    []Usage
+	agents    []Agent
+	verifiers []VerifierOutput
 }
 
 // maxWords bounds the interned values, so a file of distinct reasons
@@ -46,9 +56,14 @@ func newObsDecoder() *obsDecoder {
 	return &obsDecoder{words: map[string]string{}}
 }
 
-// decode decodes one line strictly into o, which must be zero: the walker
-// when it can, encoding/json (which has the last word) for the rest.
+// decode decodes one line strictly into o, which must be zero: the exact
+// reader (obsexact.go) when the line is in the form tpctl writes, else the
+// walker when it can, else encoding/json (which has the last word).
 func (d *obsDecoder) decode(line []byte, o *Observation) error {
+	if d.exact(line, o) {
+		return nil
+	}
+	*o = Observation{}
 	if d.fast(line, o) {
 		return nil
 	}

@@ -182,19 +182,20 @@ type capture struct {
 	obs     *spool
 	obsSum  string // set only when observations.jsonl was read to its end
 
-	// streamed (OpenTrials): plan.json is kept in planSpool, not in plan,
-	// and its trials tallied as a stream and handed to visit with their
+	// streamed (OpenTrials): plan.json is not kept in plan (only in
+	// planMem when small, for the second walk of its trials), and its
+	// trials tallied as a stream and handed to visit with their
 	// observations (obs is nil: nothing is kept); trialsAt is the span of
 	// the trials array, head the plan without them (headJSON while read),
 	// visitErr the error visit returned, which ends the reading.
-	streamed  bool
-	manifest  *Manifest
-	planSpool *spool
-	trialsAt  [2]int64
-	head      PlanSummary
-	headJSON  []byte
-	visit     Visit
-	visitErr  error
+	streamed bool
+	manifest *Manifest
+	planMem  []byte
+	trialsAt [2]int64
+	head     PlanSummary
+	headJSON []byte
+	visit    Visit
+	visitErr error
 }
 
 // sums are the captured files' SHA-256 digests, for checkFiles.

@@ -11,18 +11,19 @@ import (
 	"hash"
 	"io"
 	"iter"
+	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
-	"github.com/tuneplane/tpctl/internal/jsonscan"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // planHeld is how many bytes of plan.json OpenTrials keeps in memory
-// while it reads the plan's trials a second time; past it they go to a
-// temporary file, so memory stays flat however many trials the round has.
-// A variable so tests can exercise the file.
+// for its second walk of the plan's trials; a larger plan is read from
+// its file a second time, and must hash the same again (it is the plan
+// the first read checked), so memory stays flat however many trials the
+// round has. A variable so tests can exercise the second read.
 var planHeld = 1 << 20
 
 // PlannedTrial is one planned trial with its observation, nil when the
@@ -68,9 +69,8 @@ func OpenTrials(dir string, begin func(m *Manifest, manifestJSON []byte) (Visit,
 	if err != nil {
 		return nil, err
 	}
-	c := &capture{streamed: true, manifest: m, planSpool: &spool{limit: planHeld}, visit: visit}
+	c := &capture{streamed: true, manifest: m, visit: visit}
 	rep, err := verify(dir, m, c)
-	c.planSpool.close()
 	switch {
 	case c.visitErr != nil:
 		return nil, c.visitErr
@@ -166,8 +166,8 @@ func trajectoryTrial(data []byte) string {
 	return tr.TrialID
 }
 
-// foldStreamed is the streamed half of rederive: plan.json is read into
-// c.planSpool and hashed, its head (everything but the trials) decoded,
+// foldStreamed is the streamed half of rederive: plan.json is read and
+// hashed, its head (everything but the trials) decoded,
 // and its trials tallied in lockstep with the observations and handed to
 // c.visit. It returns nil after adding a problem (OpenTrials then lets
 // Open decide, so a problem here need only be true, not worded as Verify
@@ -204,7 +204,12 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 			traj[trajectoryTrial(b)] = true
 		}
 	}
-	keys := newKeyWalk(c.planSpool.section(c.trialsAt[0], c.trialsAt[1]-c.trialsAt[0]))
+	trials, reread, err := c.planTrials(dir)
+	if err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	defer reread.close()
+	keys := newKeyWalk(trials)
 	var pending *trialKey
 	var k trialKey
 	visit := func(key *trialKey, o *Observation) error {
@@ -291,13 +296,68 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 		}
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
+	if err := reread.check(c.planSum); err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
 	return t
 }
 
-// readPlan copies plan.json into c.planSpool, hashing it as it passes,
-// finds the span of its trials array (c.trialsAt) and keeps the rest of
-// the plan as c.headJSON with the array left empty. The plan must be
-// canonical JSON and a newline; its canonical digest is returned.
+// planTrials is a reader of the plan's trials array for the second walk:
+// from memory when readPlan kept the plan, else from the file again,
+// whose every byte the returned planReread hashes.
+func (c *capture) planTrials(dir string) (io.Reader, *planReread, error) {
+	if c.planMem != nil {
+		return bytes.NewReader(c.planMem[c.trialsAt[0]:c.trialsAt[1]]), nil, nil
+	}
+	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	r := &planReread{f: f, h: sha256.New()}
+	if _, err := io.CopyN(r.h, f, c.trialsAt[0]); err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	return io.TeeReader(io.LimitReader(f, c.trialsAt[1]-c.trialsAt[0]), r.h), r, nil
+}
+
+// planReread is the second read of a plan.json too large to keep: what
+// the walk read of it, and then the rest, must hash as the first read
+// did, else the plan changed in between (and the walk's trials are not
+// the checked plan's).
+type planReread struct {
+	f *os.File
+	h hash.Hash
+}
+
+// check reads the rest of the file after a whole walk and compares its
+// SHA-256 with sum, the first read's; nil for a plan kept in memory.
+func (r *planReread) check(sum string) error {
+	if r == nil {
+		return nil
+	}
+	if _, err := io.Copy(r.h, io.LimitReader(r.f, MaxPlanSize+1)); err != nil {
+		return fmt.Errorf("cannot be read: %w", err)
+	}
+	if hex.EncodeToString(r.h.Sum(nil)) != sum {
+		return errors.New("changed while it was read")
+	}
+	return nil
+}
+
+func (r *planReread) close() {
+	if r != nil {
+		r.f.Close()
+	}
+}
+
+// readPlan reads plan.json once, hashing it as it passes, finds the span
+// of its trials array (c.trialsAt, by planSpan) and keeps the rest of the
+// plan as c.headJSON with the array left empty; a plan of at most
+// planHeld bytes is kept whole (c.planMem) for the walk of its trials,
+// a larger one is read again (planTrials). The plan must be canonical
+// JSON and a newline (the head is checked here, the trials by keyWalk as
+// they are read); its canonical digest is returned.
 func (c *capture) readPlan(dir string) (string, error) {
 	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
 	if err != nil {
@@ -305,53 +365,53 @@ func (c *capture) readPlan(dir string) (string, error) {
 	}
 	defer f.Close()
 	canon := &holdBack{h: sha256.New()}
-	d := jsonscan.NewDecoder(io.TeeReader(io.LimitReader(f, MaxPlanSize+1), io.MultiWriter(canon, c.planSpool)), jsonscan.Options{MaxDepth: jcs.MaxDepth})
-	notStreamable := errors.New("not in the canonical form a streamed read takes")
-	if k, err := d.Next(); err != nil || k != jsonscan.BeginObject {
-		return "", notStreamable
-	}
-	found := false
+	span := newPlanSpan()
+	r := io.LimitReader(f, MaxPlanSize+1)
+	buf := make([]byte, 256<<10)
+	// head and tail are the bytes before and after the trials array; mem
+	// every byte, while there are at most planHeld.
+	var head, tail, mem []byte
+	var size int64
 	for {
-		k, err := d.Next()
+		n, err := r.Read(buf)
+		if n > 0 {
+			p := buf[:n]
+			canon.Write(p)
+			span.feed(p)
+			lo, hi := size, size+int64(n)
+			if hs := hi; span.start < 0 || span.start > lo {
+				if span.start >= 0 {
+					hs = span.start
+				}
+				head = append(head, p[:hs-lo]...)
+			}
+			if span.end >= 0 && hi > max(lo, span.end) {
+				tail = append(tail, p[max(lo, span.end)-lo:]...)
+			}
+			if hi <= int64(planHeld) {
+				mem = append(mem, p...)
+			} else {
+				mem = nil
+			}
+			size = hi
+			if len(head)+len(tail) > maxPlanHead || span.bad {
+				return "", errors.New("not in the canonical form a streamed read takes")
+			}
+		}
+		if err == io.EOF {
+			break
+		}
 		if err != nil {
 			return "", err
 		}
-		if k == jsonscan.EndObject {
-			break
-		}
-		isTrials := string(d.Text()) == "trials"
-		if k, err = d.Next(); err != nil {
-			return "", err
-		}
-		if isTrials {
-			if found {
-				return "", notStreamable
-			}
-			found, c.trialsAt[0] = true, d.Start()
-		}
-		if err := d.Skip(k); err != nil {
-			return "", err
-		}
-		if isTrials {
-			c.trialsAt[1] = d.InputOffset()
-		}
 	}
-	if _, err := d.Next(); err != io.EOF {
+	notStreamable := errors.New("not in the canonical form a streamed read takes")
+	if span.bad || span.start < 0 || span.end < 0 || size > MaxPlanSize || !canon.has || canon.last != '\n' || span.closed != size-1 {
 		return "", notStreamable
 	}
-	size := c.planSpool.size()
-	if !found || size > MaxPlanSize || !canon.has || canon.last != '\n' {
-		return "", notStreamable
-	}
-	head, err := c.planSpool.bytes(0, c.trialsAt[0])
-	if err != nil {
-		return "", err
-	}
-	tail, err := c.planSpool.bytes(c.trialsAt[1], size-1-c.trialsAt[1])
-	if err != nil {
-		return "", err
-	}
-	head = append(append(head, "[]"...), tail...)
+	c.trialsAt = [2]int64{span.start, span.end}
+	c.planMem = mem
+	head = append(append(head, "[]"...), tail[:len(tail)-1]...)
 	if got, err := jcs.Canonical(head); err != nil || !bytes.Equal(got, head) {
 		return "", notStreamable
 	}
@@ -371,6 +431,10 @@ func (c *capture) readPlan(dir string) (string, error) {
 	return hex.EncodeToString(canon.h.Sum(nil)), nil
 }
 
+// maxPlanHead bounds the bytes of a plan outside its trials array that a
+// streamed read keeps; a plan with more is read the held way.
+const maxPlanHead = 4 << 20
+
 // holdBack hashes every byte written to it but the last, which it holds.
 type holdBack struct {
 	h    hash.Hash
@@ -388,139 +452,4 @@ func (b *holdBack) Write(p []byte) (int, error) {
 	b.h.Write(p[:len(p)-1])
 	b.last, b.has = p[len(p)-1], true
 	return len(p), nil
-}
-
-// keyWalk reads the planned trials, one at a time, from the bytes of a
-// plan's trials array. The trials must be in RFC 8785 form and the array
-// hold nothing between them but commas: together with
-// a canonical head, the plan is then canonical as a whole. The check runs
-// over many trials at once; a trial handed out may be found not canonical
-// later, which is then the error that ends the walk.
-type keyWalk struct {
-	d        *jsonscan.Decoder
-	seen     *window
-	prev     int64 // offset just past the '[' or the last trial
-	lastTask string
-	n        int   // trials read
-	from, to int64 // span of the trials not yet checked; from -1 when none
-	started  bool
-	done     bool
-}
-
-func newKeyWalk(r io.Reader) *keyWalk {
-	w := &keyWalk{from: -1, seen: &window{}}
-	w.d = jsonscan.NewDecoder(io.TeeReader(r, w.seen), jsonscan.Options{MaxDepth: jcs.MaxDepth})
-	return w
-}
-
-var errNotCanonical = errors.New("the trials array is not in the canonical form a streamed read takes")
-
-// next returns the next trial; ok is false after the last one.
-func (w *keyWalk) next() (t trialKey, ok bool, err error) {
-	if w.done {
-		return t, false, nil
-	}
-	if !w.started {
-		w.started = true
-		if k, err := w.d.Next(); err != nil || k != jsonscan.BeginArray {
-			return t, false, errNotCanonical
-		}
-		w.prev = w.d.InputOffset()
-	}
-	k, err := w.d.Next()
-	if err != nil {
-		return t, false, err
-	}
-	start := w.d.Start()
-	if k == jsonscan.EndArray {
-		w.done = true
-		if start != w.prev || !w.checkHeld() {
-			return t, false, errNotCanonical
-		}
-		if _, err := w.d.Next(); err != io.EOF {
-			return t, false, errNotCanonical
-		}
-		return t, false, nil
-	}
-	if t, ok = walkTrial(w.d, k); !ok {
-		return t, false, errNotCanonical
-	}
-	end := w.d.InputOffset()
-	// One byte between trials is the comma itself; the first starts right
-	// after the bracket.
-	gap := int64(1)
-	if w.n == 0 {
-		gap = 0
-	}
-	if start != w.prev+gap {
-		return t, false, errNotCanonical
-	}
-	if w.from < 0 {
-		w.from = start
-	}
-	w.to = end
-	if w.to-w.from >= 256<<10 && !w.checkHeld() {
-		return t, false, errNotCanonical
-	}
-	w.prev = end
-	w.n++
-	if t.Task == w.lastTask {
-		t.Task = w.lastTask
-	}
-	w.lastTask = t.Task
-	return t, true, nil
-}
-
-// checkHeld reports whether the trials read since the last check are in
-// RFC 8785 form, checked together as one array (one canonicalizer run
-// per quarter MiB rather than one per trial): the byte before the first
-// and the one after the last are made brackets for the check, then put
-// back. Then it drops them from the window.
-func (w *keyWalk) checkHeld() bool {
-	if w.from < 0 {
-		return true
-	}
-	b := w.seen.b
-	lo, hi := int(w.from-w.seen.base)-1, int(w.to-w.seen.base)
-	before := b[lo]
-	extended := hi == len(b)
-	if extended {
-		b = append(b, 0)
-		w.seen.b = b
-	}
-	after := b[hi]
-	b[lo], b[hi] = '[', ']'
-	span := b[lo : hi+1]
-	got, err := jcs.Canonical(span)
-	ok := err == nil && bytes.Equal(got, span)
-	b[lo], b[hi] = before, after
-	if extended {
-		w.seen.b = b[:hi]
-	}
-	w.seen.drop(w.to) // the byte before the next trial is kept
-	w.from = -1
-	return ok
-}
-
-// window keeps the bytes read through it from the first not dropped:
-// the trial being checked and the decoder's read-ahead.
-type window struct {
-	b    []byte
-	base int64 // offset of b[0]
-}
-
-func (w *window) Write(p []byte) (int, error) {
-	w.b = append(w.b, p...)
-	return len(p), nil
-}
-
-// drop forgets the bytes before off; they are moved out only once they
-// are most of the buffer, so each byte is moved about once.
-func (w *window) drop(off int64) {
-	n := int(off - w.base)
-	if n < 64<<10 || n < len(w.b)/2 {
-		return
-	}
-	w.b = w.b[:copy(w.b, w.b[n:])]
-	w.base = off
 }

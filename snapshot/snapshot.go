@@ -13,6 +13,7 @@ package snapshot
 import (
 	"cmp"
 	"encoding/json"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"slices"
 	"strconv"
 	"strings"
@@ -267,22 +268,97 @@ type PlanSummary struct {
 	} `json:"trials"`
 }
 
-// DatasetScope reads the plan's settings.dataset: the samples the run
-// planned and the dataset's size, as a producer that knows both records
-// them (Inspect: eval.dataset.sample_ids and eval.dataset.samples). ok is
-// false when the plan does not record both, as a Harbor plan does not.
-func (p *PlanSummary) DatasetScope() (planned, size int64, ok bool) {
+// DatasetScope is which part of the dataset a round's rates stand on: the
+// items the run planned beside the size of the whole they were drawn
+// from, as a producer that knows both records them in the plan's
+// settings.dataset (Inspect: the planned samples of eval.dataset.samples;
+// lm-eval: the planned documents of n-samples.original). Item and Whole
+// are the producer's nouns ("document", "split"), empty for the default
+// "sample" of the "dataset"; read them through Noun and Of.
+type DatasetScope struct {
+	PlannedSamples int64  `json:"planned_samples"`
+	Samples        int64  `json:"samples"`
+	Item           string `json:"item,omitempty"`
+	Whole          string `json:"whole,omitempty"`
+}
+
+// DatasetScope reads the plan's settings.dataset, the one place every
+// producer records which part of its dataset a run planned; nil when the
+// plan does not record both counts, as a Harbor plan does not. A noun
+// that is not a short lower-case word or two is left out (the default
+// stands), so a plan cannot write control text into every view.
+func (p *PlanSummary) DatasetScope() *DatasetScope {
 	var s struct {
 		Dataset *struct {
 			Planned *int64 `json:"planned_samples"`
 			Samples *int64 `json:"samples"`
+			Item    string `json:"item"`
+			Whole   string `json:"whole"`
 		} `json:"dataset"`
 	}
 	if p == nil || len(p.Settings) == 0 || json.Unmarshal(p.Settings, &s) != nil || s.Dataset == nil ||
 		s.Dataset.Planned == nil || s.Dataset.Samples == nil || *s.Dataset.Planned < 0 || *s.Dataset.Samples < 0 {
-		return 0, 0, false
+		return nil
 	}
-	return *s.Dataset.Planned, *s.Dataset.Samples, true
+	d := &DatasetScope{PlannedSamples: *s.Dataset.Planned, Samples: *s.Dataset.Samples}
+	if scopeNoun(s.Dataset.Item) {
+		d.Item = s.Dataset.Item
+	}
+	if scopeNoun(s.Dataset.Whole) {
+		d.Whole = s.Dataset.Whole
+	}
+	return d
+}
+
+// scopeNoun reports whether s may name a dataset scope's item or whole:
+// 1 to 32 bytes of lower-case ASCII letters, spaces and hyphens.
+func scopeNoun(s string) bool {
+	if s == "" || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('a' <= c && c <= 'z' || c == ' ' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Noun is what the run planned, singular: the producer's item or "sample".
+func (d *DatasetScope) Noun() string {
+	if d.Item != "" {
+		return d.Item
+	}
+	return "sample"
+}
+
+// Of is what the planned items were drawn from: the producer's whole or
+// "dataset".
+func (d *DatasetScope) Of() string {
+	if d.Whole != "" {
+		return d.Whole
+	}
+	return "dataset"
+}
+
+// String words the scope so a limited run is never read as the whole:
+// "3 of 2,376 samples of the dataset", "10 of 2,376 documents of the
+// split", "all 10 samples of the dataset"; "" for a nil scope. Every view
+// that shows a rate says it this way (docs/outcomes.md).
+func (d *DatasetScope) String() string {
+	if d == nil {
+		return ""
+	}
+	noun := func(n int64) string {
+		if n == 1 {
+			return d.Noun()
+		}
+		return d.Noun() + "s"
+	}
+	if d.PlannedSamples < d.Samples {
+		return digits.Group(d.PlannedSamples) + " of " + digits.Group(d.Samples) + " " + noun(d.Samples) + " of the " + d.Of()
+	}
+	return "all " + digits.Group(d.PlannedSamples) + " " + noun(d.PlannedSamples) + " of the " + d.Of()
 }
 
 // TrialIDs returns the plan's trial IDs in canonical (task, repeat) order.

@@ -56,15 +56,13 @@ type Result struct {
 	Tasks []TaskRow `json:"tasks"`
 	// Dataset is the rounds' planned samples beside the dataset's size,
 	// when every round's plan records both and they agree (an Inspect
-	// cohort): a limited run is never read as the full dataset.
+	// or lm-eval cohort): a limited run is never read as the full dataset.
 	Dataset *DatasetScope `json:"dataset,omitempty"`
 }
 
-// DatasetScope is the planned samples and the dataset's size.
-type DatasetScope struct {
-	PlannedSamples int64 `json:"planned_samples"`
-	Samples        int64 `json:"samples"`
-}
+// DatasetScope is which part of the dataset the rates stand on
+// (snapshot.DatasetScope).
+type DatasetScope = snapshot.DatasetScope
 
 // Point is one round.
 type Point struct {
@@ -218,10 +216,10 @@ func Of(rounds []*round.Round, order string) (*Result, error) {
 			res.Best = i
 		}
 	}
-	if r0 := rounds[0]; r0.HasDataset {
-		res.Dataset = &DatasetScope{PlannedSamples: r0.Planned, Samples: r0.DatasetSize}
+	if r0 := rounds[0]; r0.Dataset != nil {
+		res.Dataset = r0.Dataset
 		for _, r := range rounds[1:] {
-			if !r.HasDataset || r.Planned != r0.Planned || r.DatasetSize != r0.DatasetSize {
+			if r.Dataset == nil || *r.Dataset != *r0.Dataset {
 				res.Dataset = nil
 				break
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tuneplane/tpctl/compare"
 	"github.com/tuneplane/tpctl/internal/ui"
+	"github.com/tuneplane/tpctl/internal/ui/termsafe"
 )
 
 // The text view of tpctl compare.
@@ -65,7 +66,7 @@ func writeCompare(w io.Writer, r *compare.Result, opt compareView) error {
 		{"split", printable(b.Protocol.Split), printable(c.Protocol.Split), ""},
 	}
 	if b.Dataset != nil || c.Dataset != nil {
-		// A limited run says so beside its rates (Inspect rounds).
+		// A limited run says so beside its rates (Inspect and lm-eval rounds).
 		for i, r := range rows {
 			if r[0] == "coverage" {
 				rows = slices.Insert(rows, i+1, []string{"over", sideScope(b.Dataset), sideScope(c.Dataset), ""})
@@ -217,14 +218,7 @@ func itoa(n int) string { return ui.Count(int64(n)) }
 
 func pad(s string, width int) string { return s + strings.Repeat(" ", max(0, width-len(s))) }
 
-// sideScope words a round's planned samples against its dataset ("10 of
-// 100 samples of the dataset"); "" when the plan does not record both.
-func sideScope(d *compare.DatasetScope) string {
-	switch {
-	case d == nil:
-		return ""
-	case d.PlannedSamples < d.Samples:
-		return count(int(d.PlannedSamples)) + " of " + count(int(d.Samples)) + " samples of the dataset"
-	}
-	return "all " + ui.Plural(int(d.PlannedSamples), "sample") + " of the dataset"
-}
+// sideScope words which part of the dataset a round's rates stand on
+// (snapshot.DatasetScope.String: "10 of 100 samples of the dataset", "10
+// of 2,376 documents of the split"); "" when the plan does not record it.
+func sideScope(d *compare.DatasetScope) string { return termsafe.Escape(d.String()) }

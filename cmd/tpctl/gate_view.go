@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/tuneplane/tpctl/compare"
 	"io"
 	"slices"
 	"strings"
@@ -26,7 +25,7 @@ func writeGate(w io.Writer, width int, mask func(string) string, v *gate.Verdict
 	fmt.Fprintf(&b, ", policy %s\n", ui.Printable(v.Policy))
 	if d := v.Candidate.Dataset; d != nil {
 		// A limited run says so: the rates judged are over these samples.
-		fmt.Fprintf(&b, "  rates over %s\n", sideScope(&compare.DatasetScope{PlannedSamples: d.PlannedSamples, Samples: d.Samples}))
+		fmt.Fprintf(&b, "  rates over %s\n", sideScope(d))
 	}
 	for _, r := range v.Rules {
 		mark := "ok  "

@@ -141,7 +141,10 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			// own figures, under its own key.
 			Job         *plandraft.JobFacts `json:"harbor_job,omitempty"`
 			ProducerJob any                 `json:"producer_job,omitempty"`
-		}{"import", res.Manifest, res.Dir, res.Warnings, res.Skipped, harborJob(res), otherJob(res)}); err != nil {
+			// Dataset: which part of the dataset the rates stand on
+			// (settings.dataset: Inspect and lm-eval rounds).
+			Dataset *snapshot.DatasetScope `json:"dataset,omitempty"`
+		}{"import", res.Manifest, res.Dir, res.Warnings, res.Skipped, harborJob(res), otherJob(res), res.Dataset}); err != nil {
 			return err
 		}
 	} else {

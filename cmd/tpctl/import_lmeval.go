@@ -52,18 +52,3 @@ func lmevalTraceDefault(planPath string, redactors []string) (limit int, note st
 type besider interface {
 	Beside(snapshot.Counts) []string
 }
-
-// population says how many documents a limited lm-eval run planned of its
-// split's (settings.documents_of_split, which lm-eval plans record beside
-// the planned count): "10 of 2,376 documents of the split (a limited run:
-// the rate is not the split's)"; "" when the plan planned them all or
-// records no split size.
-func population(settings json.RawMessage, planned int) string {
-	var s struct {
-		Of *int `json:"documents_of_split"`
-	}
-	if json.Unmarshal(settings, &s) != nil || s.Of == nil || *s.Of <= planned {
-		return ""
-	}
-	return fmt.Sprintf("%s of %s documents of the split (a limited run: the rate is not the split's)", count(planned), count(*s.Of))
-}

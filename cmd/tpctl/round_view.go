@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/tuneplane/tpctl/compare"
 	"io"
 	"slices"
 	"strconv"
@@ -25,14 +24,10 @@ import (
 type roundFacts struct {
 	Cost   snapshot.Cost
 	Triage snapshot.Triage
-	// Scope words the planned samples against the dataset ("3 of 2,376
-	// samples of the dataset"), "" when the plan does not record both;
-	// Dataset is the same as data.
-	Scope   string
-	Dataset *compare.DatasetScope
-	// Population is a limited run's planned set beside the dataset's
-	// ("10 of 2,376 documents of the split"), "" otherwise.
-	Population string
+	// Dataset is which part of the dataset the rates stand on ("3 of
+	// 2,376 samples of the dataset", "10 of 2,376 documents of the
+	// split"), nil when the plan does not record it.
+	Dataset *snapshot.DatasetScope
 }
 
 // readRoundFacts sums the cost and gathers the triage of an opened
@@ -48,37 +43,8 @@ func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
 		f.Triage.Add(t)
 	}
 	f.Cost = cs.Cost()
-	f.addPlan(s.Plan(), s.Manifest().Counts.Expected)
+	f.Dataset = s.Plan().DatasetScope()
 	return f, nil
-}
-
-// addPlan adds the facts the round's plan holds: which part of the
-// dataset its rates are over. planned is the round's planned trials (the
-// manifest's count: a streamed open's plan carries no trial list).
-func (f *roundFacts) addPlan(p *snapshot.PlanSummary, planned int) {
-	if p == nil {
-		return
-	}
-	f.Scope = datasetScope(p)
-	if planned, size, ok := p.DatasetScope(); ok {
-		f.Dataset = &compare.DatasetScope{PlannedSamples: planned, Samples: size}
-	}
-	f.Population = population(p.Settings, planned)
-}
-
-// datasetScope words a round's planned samples against its dataset, so a
-// smoke sample is never read as the full dataset: "3 of 2,376 samples of
-// the dataset", "all 10 samples of the dataset"; "" when the plan does
-// not record both.
-func datasetScope(p *snapshot.PlanSummary) string {
-	planned, size, ok := p.DatasetScope()
-	switch {
-	case !ok:
-		return ""
-	case planned < size:
-		return count(int(planned)) + " of " + count(int(size)) + " samples of the dataset"
-	}
-	return "all " + ui.Plural(int(planned), "sample") + " of the dataset"
 }
 
 // readSavedFacts verifies the snapshot at dir and reads its facts in the
@@ -102,7 +68,7 @@ func readSavedFacts(dir string) (*roundFacts, error) {
 		return nil, err
 	}
 	f.Cost = cs.Cost()
-	f.addPlan(s.Plan(), s.Manifest().Counts.Expected)
+	f.Dataset = s.Plan().DatasetScope()
 	return f, nil
 }
 

@@ -391,3 +391,52 @@ func TestPowerPlanMatchesSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestDatasetScopeMatchesSchemas: the dataset member (which part of the
+// dataset the rates stand on, settings.dataset) of compare, trend and
+// gate --output json, in Inspect's form and lm-eval's, matches
+// compare.v1.json, trend.v1.json and gate-verdict.v1.json; a noun the
+// schema does not allow fails it.
+func TestDatasetScopeMatchesSchemas(t *testing.T) {
+	for _, tc := range []struct{ name, settings, want string }{
+		{"inspect", `{"temperature":0,"dataset":{"planned_samples":4,"samples":100}}`, `"dataset":{"planned_samples":4,"samples":100}`},
+		{"lm-eval", `{"temperature":0,"dataset":{"planned_samples":4,"samples":2376,"item":"document","whole":"split"}}`,
+			`"dataset":{"planned_samples":4,"samples":2376,"item":"document","whole":"split"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			rounds := buildRounds(t, dir,
+				[]string{"settings=" + tc.settings, "checkpoint=hf://m@step-1", "a#0=success", "b#0=failure", "c#0=success", "d#0=success"},
+				[]string{"settings=" + tc.settings, "checkpoint=hf://m@step-2", "a#0=success", "b#0=success", "c#0=success", "d#0=failure"})
+			policy := filepath.Join(dir, "gate.yaml")
+			if err := os.WriteFile(policy, []byte("require: any\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range []struct {
+				schema string
+				args   []string
+			}{
+				{"compare", []string{"compare", rounds[0], rounds[1], "--output", "json"}},
+				{"trend", []string{"trend", rounds[0], rounds[1], "--output", "json"}},
+				{"gate-verdict", []string{"gate", rounds[1], "--policy", policy, "--output", "json"}},
+			} {
+				_, out, errOut := runCapture(t, c.args...)
+				if !bytes.Contains(out, []byte(tc.want)) {
+					t.Fatalf("%s output lacks %s:\n%s%s", c.args[0], tc.want, out, errOut)
+				}
+				validate(t, c.schema, c.args[0]+" --output json", out)
+				bad := bytes.Replace(out, []byte(`"samples":`), []byte(`"item":"Sample\u001b","samples":`), 1)
+				if tc.name == "inspect" {
+					doc, _ := jsonschema.UnmarshalJSON(bytes.NewReader(bad))
+					sch, err := schemas.Compile(c.schema)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sch.Validate(doc) == nil {
+						t.Errorf("the %s schema passes a dataset noun with control text", c.schema)
+					}
+				}
+			}
+		})
+	}
+}

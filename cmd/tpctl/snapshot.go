@@ -176,8 +176,9 @@ func runSnapshotShow(a *app, dir string) error {
 			*snapshot.Manifest
 			Cost              snapshot.Cost        `json:"cost"`
 			SuccessRateBounds *snapshot.RateBounds `json:"success_rate_bounds"`
-			// Dataset: the planned samples beside the dataset's size (an
-			// Inspect round); absent when the plan does not record both.
+			// Dataset: which part of the dataset the rates stand on
+			// (settings.dataset: Inspect and lm-eval rounds); absent when
+			// the plan does not record it.
 			Dataset *compare.DatasetScope `json:"dataset,omitempty"`
 		}{m, facts.Cost, m.SuccessRateBounds(), facts.Dataset})
 	}

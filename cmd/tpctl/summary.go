@@ -19,7 +19,7 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, facts *roundFacts) {
 	scope := ""
 	if facts != nil {
 		cost = &facts.Cost
-		scope = facts.Scope
+		scope = facts.Dataset.String()
 	}
 	st := a.io.Styles()
 	w := a.io.Out
@@ -60,9 +60,6 @@ func printSummary(a *app, m *snapshot.Manifest, dir string, facts *roundFacts) {
 		over = ", over " + termsafe.Escape(scope)
 	}
 	row("success rate", rateText(m.SuccessRate, m.SuccessRateCI95, fmt.Sprintf("of %s scored%s", count(c.Scored()), over)))
-	if facts != nil && facts.Population != "" {
-		row("  of", termsafe.Escape(facts.Population))
-	}
 	clusteredRow(row, m.Statistics)
 	if b := m.SuccessRateBounds(); b != nil && b.NotScored > 0 {
 		row("  bounds", boundsText(b))

@@ -25,7 +25,7 @@ func writeTrend(w io.Writer, width int, mask func(string) string, r *trend.Resul
 	over := ""
 	if d := r.Dataset; d != nil {
 		// A limited run says so: the rates are over these samples.
-		over = ", over " + sideScope(&compare.DatasetScope{PlannedSamples: d.PlannedSamples, Samples: d.Samples})
+		over = ", over " + sideScope(d)
 	}
 	fmt.Fprintf(&b, "trend over %s of one protocol (dataset %s…, cohort %s…%s)\n\n", ui.Plural(len(r.Rounds), "round"), r.Protocol.DatasetDigest[:min(12, len(r.Protocol.DatasetDigest))], r.Protocol.CohortDigest[:min(12, len(r.Protocol.CohortDigest))], over)
 	if _, err := io.WriteString(w, ui.Wrap(b.String(), width, mask)); err != nil {

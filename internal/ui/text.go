@@ -2,7 +2,7 @@ package ui
 
 import (
 	"fmt"
-	"strconv"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
@@ -31,23 +31,8 @@ func Plural(n int, noun string) string {
 }
 
 // Count is n with a comma between each group of three digits: "999",
-// "1,000", "20,000".
-func Count(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	sign := ""
-	if s[0] == '-' {
-		sign, s = "-", s[1:]
-	}
-	var b strings.Builder
-	b.WriteString(sign)
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
+// "1,000", "20,000" (digits.Group).
+func Count(n int64) string { return digits.Group(n) }
 
 // Size is a byte count in binary units: "512 B", "6.5 KiB", "1.2 MiB",
 // "3.0 GiB".

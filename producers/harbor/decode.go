@@ -580,6 +580,22 @@ func (d *decoder) next(o *members) (key string, ok bool, err error) {
 	return key, true, nil
 }
 
+// object reads the members of the object whose '{' was just read, calling
+// member with each key (on the path while member reads its value); it
+// stops at the first error.
+func (d *decoder) object(member func(key string) error) error {
+	o := d.members()
+	for {
+		key, ok, err := d.next(&o)
+		if err != nil || !ok {
+			return err
+		}
+		if err := member(key); err != nil {
+			return err
+		}
+	}
+}
+
 // keySet holds an object's other keys for duplicate detection: a slice
 // while small, a map beyond.
 type keySet struct {
@@ -643,15 +659,7 @@ type knownKey struct {
 func (d *decoder) topLevel() error {
 	r := d.res
 	var haveTask, haveTrial, haveChecksum bool
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := d.object(func(key string) (err error) {
 		switch key {
 		case "id":
 			r.ID, _, err = d.extra(aString)
@@ -700,9 +708,10 @@ func (d *decoder) topLevel() error {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		ok   bool
@@ -720,15 +729,7 @@ func (d *decoder) taskID(t *TaskID) error {
 		return err
 	}
 	var hasOrg, hasGit bool
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err := d.object(func(key string) error {
 		var dst *string
 		switch key {
 		case "path":
@@ -744,20 +745,18 @@ func (d *decoder) taskID(t *TaskID) error {
 		case "ref":
 			dst = &t.Ref
 		default:
-			if err := d.unknown(); err != nil {
-				return err
-			}
-			continue
+			return d.unknown()
 		}
 		s, ok, err := d.extra(optString)
-		if err != nil {
-			return err
-		}
-		if ok {
+		if ok && err == nil {
 			*dst = s
 			hasOrg = hasOrg || key == "org"
 			hasGit = hasGit || key == "git_url"
 		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	switch {
 	case d.lean:
@@ -778,15 +777,7 @@ func (d *decoder) agentInfo() error {
 	}
 	// Kept under lean too: the importer records the agent and model.
 	a := &AgentInfo{}
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			break
-		}
+	err = d.object(func(key string) (err error) {
 		switch key {
 		case "name":
 			a.Name, err = d.str()
@@ -797,9 +788,10 @@ func (d *decoder) agentInfo() error {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	d.res.Agent = a
 	return nil
@@ -811,12 +803,7 @@ func (d *decoder) modelInfo(a *AgentInfo) error {
 		return err
 	}
 	a.HasModel = true
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil || !ok {
-			return err
-		}
+	return d.object(func(key string) (err error) {
 		switch key {
 		case "name":
 			a.ModelName, err = d.str()
@@ -825,10 +812,8 @@ func (d *decoder) modelInfo(a *AgentInfo) error {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return err
+	})
 }
 
 func (d *decoder) verifierResult() (*VerifierResult, error) {
@@ -837,12 +822,7 @@ func (d *decoder) verifierResult() (*VerifierResult, error) {
 		return nil, err
 	}
 	v := &VerifierResult{}
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil || !ok {
-			return v, err
-		}
+	return v, d.object(func(key string) (err error) {
 		switch key {
 		case "rewards":
 			err = d.rewards(v)
@@ -854,10 +834,8 @@ func (d *decoder) verifierResult() (*VerifierResult, error) {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return v, err
-		}
-	}
+		return err
+	})
 }
 
 func (d *decoder) rewards(v *VerifierResult) error {
@@ -867,18 +845,13 @@ func (d *decoder) rewards(v *VerifierResult) error {
 	}
 	v.HasRewards = true
 	v.Rewards = []Reward{}
-	o := d.members()
-	for {
-		name, ok, err := d.next(&o)
-		if err != nil || !ok {
-			return err
-		}
+	return d.object(func(name string) error {
 		val, err := d.raw()
-		if err != nil {
-			return err
+		if err == nil {
+			v.Rewards = append(v.Rewards, Reward{Key: name, Value: val})
 		}
-		v.Rewards = append(v.Rewards, Reward{Key: name, Value: val})
-	}
+		return err
+	})
 }
 
 func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
@@ -889,15 +862,7 @@ func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
 	start := d.s.Start()
 	e := &ExceptionInfo{}
 	var haveType bool
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil {
-			return e, err
-		}
-		if !ok {
-			break
-		}
+	err = d.object(func(key string) (err error) {
 		switch key {
 		case "exception_type":
 			e.Type, err = d.str()
@@ -911,9 +876,10 @@ func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return e, err
-		}
+		return err
+	})
+	if err != nil {
+		return e, err
 	}
 	if !haveType {
 		return nil, d.errAt(start, len(d.path), "exception_info has no exception_type")
@@ -959,15 +925,7 @@ func (d *decoder) stepResults() error {
 func (d *decoder) step(start int64) (StepResult, error) {
 	var s StepResult
 	var haveName bool
-	o := d.members()
-	for {
-		key, ok, err := d.next(&o)
-		if err != nil {
-			return s, err
-		}
-		if !ok {
-			break
-		}
+	err := d.object(func(key string) (err error) {
 		switch key {
 		case "step_name":
 			s.Name, err = d.str()
@@ -983,9 +941,10 @@ func (d *decoder) step(start int64) (StepResult, error) {
 		default:
 			err = d.unknown()
 		}
-		if err != nil {
-			return s, err
-		}
+		return err
+	})
+	if err != nil {
+		return s, err
 	}
 	if !haveName {
 		return s, d.errAt(start, len(d.path), "step result has no step_name")

@@ -39,35 +39,30 @@ const (
 )
 
 var rules = []outcome.Rule{
-	row("attempt listed in the plan, but its folder or result.json is missing", outcome.Unscored, outcome.ReasonResultMissing),
-	row("result.json unreadable, empty, truncated, not JSON, over the size cap, or not Harbor's TrialResult shape (the parse error is kept in detail)", outcome.Unscored, outcome.ReasonResultInvalid),
-	row("exception_type is Harbor's verifier timeout: VerifierTimeoutError (on a step of a multi-step trial, a bare TimeoutError)", outcome.InfraError, ReasonVerifierTimeout),
-	row("exception_type is a documented infrastructure exception (environment start/build, agent setup, healthcheck, test upload/download; see the infrastructure exception list)", outcome.InfraError, ReasonInfraException),
-	row("exception_type is RuntimeError with one of Harbor's own environment start failure messages (Docker compose, Apple container, Docker-in-sandbox compose build/up; see the message rules), recorded at trial level after the environment phase began and before agent setup (environment_setup set, agent_setup null)", outcome.InfraError, ReasonEnvironmentStart),
-	row("agent command failure (NonZeroAgentExitCodeError or a subclass) raised while setting up the agent (its install, or a simulated user's): recorded at trial level with environment_setup set and agent_execution, verifier and every step absent (the agent never ran)", outcome.InfraError, ReasonAgentSetupFailed),
-	row("exception_type is CancelledError (the run was interrupted)", outcome.Unscored, ReasonCancelled),
-	row("exception_type is a verifier reward-file error (RewardFileNotFoundError, RewardFileEmptyError, VerifierOutputParseError)", outcome.Unscored, ReasonVerifierError),
-	row("exception_type is AgentTimeoutError (on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1: the score stands", outcome.Success, ReasonAgentTimeoutScored),
-	row("exception_type is AgentTimeoutError and the reward is exactly 0: the score stands", outcome.Failure, ReasonAgentTimeoutScored),
-	row("exception_type is AgentTimeoutError and there is no valid binary reward", outcome.Unscored, ReasonAgentTimeoutUnscored),
-	row("exception_type is an agent command failure during the agent run (NonZeroAgentExitCodeError or a subclass such as ApiRateLimitError or the vibe agent's ApiConnectionError; Harbor still ran the verifier; on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1", outcome.Success, ReasonAgentErrorScored),
-	row("agent command failure and the reward is exactly 0", outcome.Failure, ReasonAgentErrorScored),
-	row("agent command failure and no valid binary reward", outcome.Unscored, ReasonAgentErrorUnscored),
-	row("any other exception_type, even with a reward (exception_type names it)", outcome.Unscored, ReasonUnknownException),
-	row("multi-step trial: a step is infra_error (judged by this same table; the first such step is named)", outcome.InfraError, ReasonStepException),
-	row("multi-step trial: a step is unscored because of its exception", outcome.Unscored, ReasonStepException),
-	row("multi-step trial: a step has no valid binary reward (e.g. no verifier result)", outcome.Unscored, ReasonStepUnscored),
-	row("reward is exactly 1 as a double, the way Harbor's Python reads it (1, 1.0, 1e0, 1.0000000000000001)", outcome.Success, ReasonRewardSuccess),
-	row("reward is exactly 0 as a double (0, 0.0, -0.0, 1e-400)", outcome.Failure, ReasonRewardFailure),
-	row("verifier_result or rewards is null, rewards is {}, or the reward value is null (Harbor writes NaN and ±Infinity rewards as null)", outcome.Unscored, ReasonRewardMissing),
-	row("reward is NaN, Infinity, -Infinity or too large for a float64 (1e400)", outcome.Unscored, ReasonRewardNotFinite),
-	row("reward is a number other than 0 or 1 as a double (0.5, 7, 0.9999999999999999, a multi-step mean), a boolean, a string, an object or an array", outcome.Unscored, ReasonRewardNotBinary),
-	row("several reward keys and none is named \"reward\", or both the rewards and the legacy reward shapes are present", outcome.Unscored, ReasonRewardAmbiguous),
-}
-
-// row is one rule of the table.
-func row(situation string, status outcome.Status, reason string) outcome.Rule {
-	return outcome.Rule{Situation: situation, Status: status, Reason: reason}
+	outcome.Row("attempt listed in the plan, but its folder or result.json is missing", outcome.Unscored, outcome.ReasonResultMissing),
+	outcome.Row("result.json unreadable, empty, truncated, not JSON, over the size cap, or not Harbor's TrialResult shape (the parse error is kept in detail)", outcome.Unscored, outcome.ReasonResultInvalid),
+	outcome.Row("exception_type is Harbor's verifier timeout: VerifierTimeoutError (on a step of a multi-step trial, a bare TimeoutError)", outcome.InfraError, ReasonVerifierTimeout),
+	outcome.Row("exception_type is a documented infrastructure exception (environment start/build, agent setup, healthcheck, test upload/download; see the infrastructure exception list)", outcome.InfraError, ReasonInfraException),
+	outcome.Row("exception_type is RuntimeError with one of Harbor's own environment start failure messages (Docker compose, Apple container, Docker-in-sandbox compose build/up; see the message rules), recorded at trial level after the environment phase began and before agent setup (environment_setup set, agent_setup null)", outcome.InfraError, ReasonEnvironmentStart),
+	outcome.Row("agent command failure (NonZeroAgentExitCodeError or a subclass) raised while setting up the agent (its install, or a simulated user's): recorded at trial level with environment_setup set and agent_execution, verifier and every step absent (the agent never ran)", outcome.InfraError, ReasonAgentSetupFailed),
+	outcome.Row("exception_type is CancelledError (the run was interrupted)", outcome.Unscored, ReasonCancelled),
+	outcome.Row("exception_type is a verifier reward-file error (RewardFileNotFoundError, RewardFileEmptyError, VerifierOutputParseError)", outcome.Unscored, ReasonVerifierError),
+	outcome.Row("exception_type is AgentTimeoutError (on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1: the score stands", outcome.Success, ReasonAgentTimeoutScored),
+	outcome.Row("exception_type is AgentTimeoutError and the reward is exactly 0: the score stands", outcome.Failure, ReasonAgentTimeoutScored),
+	outcome.Row("exception_type is AgentTimeoutError and there is no valid binary reward", outcome.Unscored, ReasonAgentTimeoutUnscored),
+	outcome.Row("exception_type is an agent command failure during the agent run (NonZeroAgentExitCodeError or a subclass such as ApiRateLimitError or the vibe agent's ApiConnectionError; Harbor still ran the verifier; on the trial, or on a step of a multi-step trial whose steps all scored) and the reward is exactly 1", outcome.Success, ReasonAgentErrorScored),
+	outcome.Row("agent command failure and the reward is exactly 0", outcome.Failure, ReasonAgentErrorScored),
+	outcome.Row("agent command failure and no valid binary reward", outcome.Unscored, ReasonAgentErrorUnscored),
+	outcome.Row("any other exception_type, even with a reward (exception_type names it)", outcome.Unscored, ReasonUnknownException),
+	outcome.Row("multi-step trial: a step is infra_error (judged by this same table; the first such step is named)", outcome.InfraError, ReasonStepException),
+	outcome.Row("multi-step trial: a step is unscored because of its exception", outcome.Unscored, ReasonStepException),
+	outcome.Row("multi-step trial: a step has no valid binary reward (e.g. no verifier result)", outcome.Unscored, ReasonStepUnscored),
+	outcome.Row("reward is exactly 1 as a double, the way Harbor's Python reads it (1, 1.0, 1e0, 1.0000000000000001)", outcome.Success, ReasonRewardSuccess),
+	outcome.Row("reward is exactly 0 as a double (0, 0.0, -0.0, 1e-400)", outcome.Failure, ReasonRewardFailure),
+	outcome.Row("verifier_result or rewards is null, rewards is {}, or the reward value is null (Harbor writes NaN and ±Infinity rewards as null)", outcome.Unscored, ReasonRewardMissing),
+	outcome.Row("reward is NaN, Infinity, -Infinity or too large for a float64 (1e400)", outcome.Unscored, ReasonRewardNotFinite),
+	outcome.Row("reward is a number other than 0 or 1 as a double (0.5, 7, 0.9999999999999999, a multi-step mean), a boolean, a string, an object or an array", outcome.Unscored, ReasonRewardNotBinary),
+	outcome.Row("several reward keys and none is named \"reward\", or both the rewards and the legacy reward shapes are present", outcome.Unscored, ReasonRewardAmbiguous),
 }
 
 // Table returns every rule in the order Judge applies them. The caller may
@@ -75,17 +70,7 @@ func row(situation string, status outcome.Status, reason string) outcome.Rule {
 func Table() []outcome.Rule { return append([]outcome.Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range rules {
-		if !seen[r.Reason] {
-			seen[r.Reason] = true
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return OutcomeTable().Reasons() }
 
 // exceptionClass is how the rules treat one exception type.
 type exceptionClass int

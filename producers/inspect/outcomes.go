@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/outcome"
 )
 
 // RulesVersion names the outcome table below. It is recorded in every
@@ -12,16 +14,15 @@ import (
 // gets must bump it.
 const RulesVersion = "inspect-outcomes/1"
 
-// Status is a verdict's status: the four words of tpctl's outcome model
-// (package outcome), spelled the same.
-type Status string
+// Status is a verdict's status: tpctl's outcome model's (package outcome).
+type Status = outcome.Status
 
 // The four statuses.
 const (
-	Success    Status = "success"
-	Failure    Status = "failure"
-	InfraError Status = "infra_error"
-	Unscored   Status = "unscored"
+	Success    = outcome.Success
+	Failure    = outcome.Failure
+	InfraError = outcome.InfraError
+	Unscored   = outcome.Unscored
 )
 
 // Reason codes of inspect-outcomes/1. They are part of the snapshot and
@@ -47,34 +48,30 @@ const (
 	ReasonScoreFailure        = "score_failure"
 )
 
-// Rule is one row of the table.
-type Rule struct {
-	Situation string `json:"situation"`
-	Status    Status `json:"status"`
-	Reason    string `json:"reason"`
-}
+// Rule is one row of the table (outcome.Rule).
+type Rule = outcome.Rule
 
 // The table, in the order Judge applies it (the first row that matches
 // decides). "The score" is the primary scorer's score of the attempt.
 var rules = []Rule{
-	{"a planned (sample, epoch) the log holds no sample for", Unscored, ReasonResultMissing},
-	{"the sample's record cannot be read (not JSON, over the size cap, not EvalSample's shape; the error is kept in detail)", Unscored, ReasonResultInvalid},
-	{"the sample hit an operator limit (a person stopped it): not the model's verdict, whatever its score", Unscored, ReasonOperatorLimit},
-	{"the attempt ended in an error and has no score, and the error is a cancellation (CancelledError or Cancelled, as Inspect's is_cancellation_message reads it)", Unscored, ReasonCancelled},
-	{"the attempt ended in an error and has no score, and the exception class (the traceback's last line) is in the infrastructure list inspect-infra/1 (sandbox and model-provider failures, listed in docs/outcomes.md)", InfraError, ReasonInfraException},
-	{"the attempt ended in any other error and has no score (the message and the exception class are kept)", Unscored, ReasonSampleError},
-	{"the sample hit a limit (message, token, time, working, context, cost, turn, custom) and has no score", Unscored, ReasonLimitUnscored},
-	{"no score from the primary scorer", Unscored, ReasonScoreMissing},
-	{"the score is NaN: Score.unscored, excluded by Inspect from metrics and reducers", Unscored, ReasonScoreUnscored},
-	{"value_to_float cannot convert the score (a list, a dict, null, text that is no number; Inspect would count it 0.0 with a warning)", Unscored, ReasonScoreNotConvertible},
-	{"value_to_float gives ±Infinity (a number or a string of one)", Unscored, ReasonScoreNotFinite},
-	{"value_to_float gives anything but 0 or 1 (\"P\" is 0.5, 0.7, 3)", Unscored, ReasonScoreNotBinary},
-	{"the attempt ended in an error but was scored (score_on_error) and value_to_float gives 1: the score stands, the error is kept", Success, ReasonErrorScored},
-	{"the attempt ended in an error but was scored (score_on_error) and value_to_float gives 0", Failure, ReasonErrorScored},
-	{"the sample hit a limit (message, token, time, working, context, cost, turn, custom) and value_to_float gives 1: the score stands, as Inspect scores a limited sample; the limit is kept", Success, ReasonLimitScored},
-	{"the sample hit a limit and value_to_float gives 0", Failure, ReasonLimitScored},
-	{"value_to_float gives 1 (\"C\", true, 1, \"yes\", \"1.0\")", Success, ReasonScoreSuccess},
-	{"value_to_float gives 0 (\"I\", \"N\", false, 0, \"no\")", Failure, ReasonScoreFailure},
+	outcome.Row("a planned (sample, epoch) the log holds no sample for", Unscored, ReasonResultMissing),
+	outcome.Row("the sample's record cannot be read (not JSON, over the size cap, not EvalSample's shape; the error is kept in detail)", Unscored, ReasonResultInvalid),
+	outcome.Row("the sample hit an operator limit (a person stopped it): not the model's verdict, whatever its score", Unscored, ReasonOperatorLimit),
+	outcome.Row("the attempt ended in an error and has no score, and the error is a cancellation (CancelledError or Cancelled, as Inspect's is_cancellation_message reads it)", Unscored, ReasonCancelled),
+	outcome.Row("the attempt ended in an error and has no score, and the exception class (the traceback's last line) is in the infrastructure list inspect-infra/1 (sandbox and model-provider failures, listed in docs/outcomes.md)", InfraError, ReasonInfraException),
+	outcome.Row("the attempt ended in any other error and has no score (the message and the exception class are kept)", Unscored, ReasonSampleError),
+	outcome.Row("the sample hit a limit (message, token, time, working, context, cost, turn, custom) and has no score", Unscored, ReasonLimitUnscored),
+	outcome.Row("no score from the primary scorer", Unscored, ReasonScoreMissing),
+	outcome.Row("the score is NaN: Score.unscored, excluded by Inspect from metrics and reducers", Unscored, ReasonScoreUnscored),
+	outcome.Row("value_to_float cannot convert the score (a list, a dict, null, text that is no number; Inspect would count it 0.0 with a warning)", Unscored, ReasonScoreNotConvertible),
+	outcome.Row("value_to_float gives ±Infinity (a number or a string of one)", Unscored, ReasonScoreNotFinite),
+	outcome.Row("value_to_float gives anything but 0 or 1 (\"P\" is 0.5, 0.7, 3)", Unscored, ReasonScoreNotBinary),
+	outcome.Row("the attempt ended in an error but was scored (score_on_error) and value_to_float gives 1: the score stands, the error is kept", Success, ReasonErrorScored),
+	outcome.Row("the attempt ended in an error but was scored (score_on_error) and value_to_float gives 0", Failure, ReasonErrorScored),
+	outcome.Row("the sample hit a limit (message, token, time, working, context, cost, turn, custom) and value_to_float gives 1: the score stands, as Inspect scores a limited sample; the limit is kept", Success, ReasonLimitScored),
+	outcome.Row("the sample hit a limit and value_to_float gives 0", Failure, ReasonLimitScored),
+	outcome.Row("value_to_float gives 1 (\"C\", true, 1, \"yes\", \"1.0\")", Success, ReasonScoreSuccess),
+	outcome.Row("value_to_float gives 0 (\"I\", \"N\", false, 0, \"no\")", Failure, ReasonScoreFailure),
 }
 
 // Table returns every rule in the order Judge applies them; the caller may
@@ -82,17 +79,7 @@ var rules = []Rule{
 func Table() []Rule { return append([]Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, r := range rules {
-		if !seen[r.Reason] {
-			seen[r.Reason] = true
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return (*Producer)(nil).Outcomes().Reasons() }
 
 // InfraListVersion names the list of infrastructure exception classes;
 // adding or removing a class changes verdicts, so it bumps RulesVersion

@@ -3,10 +3,13 @@ package inspect
 import (
 	"errors"
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/snapshot"
 )
 
 // Planned is one planned (sample, epoch) of a log.
@@ -51,19 +54,26 @@ func (p *Plan) Limited() bool {
 	return p.DatasetSize >= 0 && int64(len(p.SampleIDs)) < p.DatasetSize
 }
 
-// Scope words the planned samples against the dataset: "3 of 2,376
-// samples of the dataset", or "all 10 samples of the dataset", or "10
-// samples (the dataset's size is not recorded)".
-func (p *Plan) Scope() string {
-	n := int64(len(p.SampleIDs))
-	switch {
-	case p.DatasetSize < 0:
-		return thousands(n) + " " + plural(n, "sample") + " (the log does not record the dataset's size)"
-	case n < p.DatasetSize:
-		return thousands(n) + " of " + thousands(p.DatasetSize) + " samples of the dataset"
-	default:
-		return "all " + thousands(n) + " " + plural(n, "sample") + " of the dataset"
+// DatasetScope is the planned samples against the dataset, as the plan's
+// settings.dataset records them (snapshot.DatasetScope); nil when the log
+// does not record the dataset's size.
+func (p *Plan) DatasetScope() *snapshot.DatasetScope {
+	if p.DatasetSize < 0 {
+		return nil
 	}
+	return &snapshot.DatasetScope{PlannedSamples: int64(len(p.SampleIDs)), Samples: p.DatasetSize}
+}
+
+// Scope words the planned samples against the dataset as every view does
+// (snapshot.DatasetScope.String): "3 of 2,376 samples of the dataset", or
+// "all 10 samples of the dataset"; or "10 samples (the log does not
+// record the dataset's size)".
+func (p *Plan) Scope() string {
+	if d := p.DatasetScope(); d != nil {
+		return d.String()
+	}
+	n := int64(len(p.SampleIDs))
+	return thousands(n) + " " + plural(n, "sample") + " (the log does not record the dataset's size)"
 }
 
 func plural(n int64, w string) string {
@@ -74,24 +84,7 @@ func plural(n int64, w string) string {
 }
 
 // thousands writes n with comma separators (2,376).
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}
+func thousands(n int64) string { return digits.Group(n) }
 
 // PlanError is a planned set that cannot be drafted from a log.
 type PlanError struct {

@@ -57,11 +57,7 @@ func (*Producer) Name() string { return "Inspect" }
 
 // Outcomes is inspect-outcomes/1.
 func (*Producer) Outcomes() outcome.Table {
-	t := outcome.Table{Producer: Format, Version: RulesVersion}
-	for _, r := range rules {
-		t.Rules = append(t.Rules, outcome.Rule{Situation: r.Situation, Status: outcome.Status(r.Status), Reason: r.Reason})
-	}
-	return t
+	return outcome.Table{Producer: Format, Version: RulesVersion, Rules: Table()}
 }
 
 // maxLogSize caps one log read through the import's files.
@@ -468,8 +464,8 @@ func Settings(h *Header, p *Plan, scorer string) map[string]any {
 	dataset := map[string]any{
 		"planned_samples": int64ToNumber(int64(len(p.SampleIDs))),
 	}
-	if p.DatasetSize >= 0 {
-		dataset["samples"] = int64ToNumber(p.DatasetSize)
+	if d := p.DatasetScope(); d != nil {
+		dataset["samples"] = int64ToNumber(d.Samples)
 	}
 	s := map[string]any{
 		"generation":   gen,
@@ -728,21 +724,31 @@ func (*Producer) Transcript(root, loc string) ([]transcript.Part, []producers.No
 	return []transcript.Part{{Path: abs, Read: read}}, nil, nil
 }
 
+// openLogFile opens the log at abs (a regular file: safefs.OpenRegular)
+// and reads its header (Open; name is for messages). The caller closes f
+// once done with l, whose samples are read from it.
+func openLogFile(abs, name string) (l *Log, f *os.File, err error) {
+	if f, err = safefs.OpenRegular(abs); err != nil {
+		return nil, nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil {
+		l, err = Open(f, fi.Size(), name, Limits{})
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return l, f, nil
+}
+
 // readSample reads one sample with its messages from the log at abs.
 func readSample(abs, name string, id SampleID, epoch int) (*Sample, error) {
-	f, err := safefs.OpenRegular(abs)
+	l, f, err := openLogFile(abs, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	l, err := Open(f, fi.Size(), name, Limits{})
-	if err != nil {
-		return nil, err
-	}
 	want := Planned{ID: id, Epoch: epoch}.Key()
 	opts := SampleOptions{Messages: true}
 	if l.Format == FormatEval {
@@ -873,19 +879,11 @@ func (p *Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.
 	if err != nil {
 		return nil, err
 	}
-	f, err := safefs.OpenRegular(abs)
+	l, f, err := openLogFile(abs, path.Base(file))
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	l, err := Open(f, fi.Size(), path.Base(file), Limits{})
-	if err != nil {
-		return nil, err
-	}
 	sum, err := Summarize(l, "")
 	var se *ScorerError
 	if errors.As(err, &se) {

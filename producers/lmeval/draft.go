@@ -298,13 +298,16 @@ func (p *Producer) Draft(ctx context.Context, root string, opts producers.DraftO
 
 // PlanSettings are the plan's settings for t judged by score: the settings
 // digest inputs (SettingsInputs) with the metric, the filter, the repeats
-// and the split's size (documents_of_split: what "N of M documents" says).
+// and which part of the split the run planned (dataset: the planned
+// documents of n-samples.original, read by snapshot.DatasetScope as every
+// producer's is, so each rate says "10 of 2,376 documents of the split").
 func PlanSettings(res *Results, t *Task, score Score) map[string]any {
 	s := SettingsInputs(res, t)
 	s["metric"] = score.Metric
 	s["filter"] = score.Filter
 	s["repeats"] = t.Repeats
-	s["documents_of_split"] = t.Original
+	d := Planned{Documents: t.Effective, Original: t.Original}.DatasetScope()
+	s["dataset"] = map[string]any{"planned_samples": t.Effective, "samples": t.Original, "item": d.Item, "whole": d.Whole}
 	// The categories plan check looks for (planfile.SettingsCategories):
 	// what lm-eval generates with, and that it calls no tools.
 	s["generation"] = map[string]any{"output_type": nullable(t.OutputType), "generation_kwargs": t.Config["generation_kwargs"]}

@@ -290,7 +290,7 @@ func TestDocsInSync(t *testing.T) {
 	}
 	var want []string
 	for _, r := range Table() {
-		want = append(want, r.Status+" "+r.Reason)
+		want = append(want, string(r.Status)+" "+r.Reason)
 	}
 	if strings.Join(rows, "\n") != strings.Join(want, "\n") {
 		t.Errorf("docs/outcomes.md's lm-eval table:\n%s\nwant:\n%s", strings.Join(rows, "\n"), strings.Join(want, "\n"))

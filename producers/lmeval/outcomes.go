@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/jsonscan"
+	"github.com/tuneplane/tpctl/outcome"
 )
 
 // RulesVersion names lm-eval's outcome table. It is recorded in every
@@ -40,38 +42,27 @@ const (
 )
 
 // Rule is one row of the outcome table, in the order the judge applies
-// them (the first that matches decides).
-type Rule struct {
-	Situation string `json:"situation"`
-	Status    string `json:"status"`
-	Reason    string `json:"reason"`
-}
+// them (the first that matches decides): outcome.Rule, whose status is
+// "missing" on the row of a planned document with no attempt.
+type Rule = outcome.Rule
 
 var rules = []Rule{
-	{"planned document (doc_id 0 … n-samples.effective−1) with no line for the plan's filter in the task's samples file, or no samples file at all (lm-eval ran without --log_samples, or stopped before writing it): no attempt", StatusMissing, ReasonNoSampleLine},
-	{"the samples file the plan names is gone at import", StatusUnscored, ReasonResultMissing},
-	{"the document's line (or the file before it) cannot be read: not JSON, not one of lm-eval's records, over the size cap, or cut short (the error is kept in detail)", StatusUnscored, ReasonResultInvalid},
-	{"the line has no value for the plan's metric", StatusUnscored, ReasonMetricAbsent},
-	{"the metric's value is exactly 1 as a double, or true (acc, acc_norm and exact_match write 1.0; ifeval's prompt-level metrics write true)", StatusSuccess, ReasonMetricSuccess},
-	{"the metric's value is exactly 0 as a double (0, 0.0, -0.0), or false", StatusFailure, ReasonMetricFailure},
-	{"the metric's value is NaN, Infinity, -Infinity or too large for a double", StatusUnscored, ReasonMetricNotFinite},
-	{"the metric's value is another number (a per-document f1, bleu or pass@k fraction such as 0.5)", StatusUnscored, ReasonMetricNotBinary},
-	{"the metric's value is not a number: a string, null, a list (ifeval's instruction-level lists) or an object", StatusUnscored, ReasonMetricNotNumber},
+	outcome.Row("planned document (doc_id 0 … n-samples.effective−1) with no line for the plan's filter in the task's samples file, or no samples file at all (lm-eval ran without --log_samples, or stopped before writing it): no attempt", StatusMissing, ReasonNoSampleLine),
+	outcome.Row("the samples file the plan names is gone at import", StatusUnscored, ReasonResultMissing),
+	outcome.Row("the document's line (or the file before it) cannot be read: not JSON, not one of lm-eval's records, over the size cap, or cut short (the error is kept in detail)", StatusUnscored, ReasonResultInvalid),
+	outcome.Row("the line has no value for the plan's metric", StatusUnscored, ReasonMetricAbsent),
+	outcome.Row("the metric's value is exactly 1 as a double, or true (acc, acc_norm and exact_match write 1.0; ifeval's prompt-level metrics write true)", StatusSuccess, ReasonMetricSuccess),
+	outcome.Row("the metric's value is exactly 0 as a double (0, 0.0, -0.0), or false", StatusFailure, ReasonMetricFailure),
+	outcome.Row("the metric's value is NaN, Infinity, -Infinity or too large for a double", StatusUnscored, ReasonMetricNotFinite),
+	outcome.Row("the metric's value is another number (a per-document f1, bleu or pass@k fraction such as 0.5)", StatusUnscored, ReasonMetricNotBinary),
+	outcome.Row("the metric's value is not a number: a string, null, a list (ifeval's instruction-level lists) or an object", StatusUnscored, ReasonMetricNotNumber),
 }
 
 // Table returns every rule in order. The caller may modify the slice.
 func Table() []Rule { return append([]Rule(nil), rules...) }
 
 // Reasons returns every reason code once, in table order.
-func Reasons() []string {
-	var out []string
-	for _, r := range rules {
-		if !containsString(out, r.Reason) {
-			out = append(out, r.Reason)
-		}
-	}
-	return out
-}
+func Reasons() []string { return (*Producer)(nil).Outcomes().Reasons() }
 
 // Verdict is the judgement of one document's line.
 type Verdict struct {
@@ -199,14 +190,14 @@ func (e *ChoiceError) Error() string {
 func Choose(t *Task, metric, filter string) (Score, error) {
 	var metrics, filters []string
 	for _, f := range t.Figures {
-		if !containsString(metrics, f.Metric) {
+		if !slices.Contains(metrics, f.Metric) {
 			metrics = append(metrics, f.Metric)
 		}
 		fl := f.Filter
 		if fl == "" {
 			fl = "none"
 		}
-		if !containsString(filters, fl) {
+		if !slices.Contains(filters, fl) {
 			filters = append(filters, fl)
 		}
 	}
@@ -233,7 +224,7 @@ func Choose(t *Task, metric, filter string) (Score, error) {
 
 func pick(task, what, flag, given string, options []string) (string, error) {
 	if given != "" {
-		if containsString(options, given) {
+		if slices.Contains(options, given) {
 			return given, nil
 		}
 		return "", &ChoiceError{Task: task, What: what, Flag: flag, Given: given, Options: options}

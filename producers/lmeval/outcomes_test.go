@@ -152,7 +152,7 @@ func TestTwoTasks(t *testing.T) {
 	if arc.Counts != (Counts{Planned: 10, Success: 4, Failure: 2, Missing: 4}) {
 		t.Errorf("arc counts %+v", arc.Counts)
 	}
-	if got := arc.Beside(res.Task("arc_easy")); got != "lm-eval says acc 0.6 over 10 documents; tpctl: 4 of 6 scored, 4 missing (the samples file holds 6 of 10 documents under filter none; lm-eval ran 10 of 2,376 documents (--limit))" {
+	if got := arc.Beside(res.Task("arc_easy")); got != "lm-eval says acc 0.6 over 10 documents; tpctl: 4 of 6 scored, 4 missing (the samples file holds 6 of 10 documents under filter none; lm-eval ran 10 of 2,376 documents of the split (--limit))" {
 		t.Errorf("arc beside: %s", got)
 	}
 
@@ -160,7 +160,7 @@ func TestTwoTasks(t *testing.T) {
 	if gsm.Counts != (Counts{Planned: 8, Missing: 8}) || gsm.SamplesFile != "" {
 		t.Errorf("gsm8k counts %+v", gsm.Counts)
 	}
-	if got := gsm.Beside(res.Task("gsm8k")); got != "lm-eval says exact_match (strict-match) 0.5 over 8 documents; tpctl: 0 of 0 scored, 8 missing (lm-eval wrote no samples file for the task (run with --log_samples), so no document can be checked; lm-eval ran 8 of 1,319 documents (--limit))" {
+	if got := gsm.Beside(res.Task("gsm8k")); got != "lm-eval says exact_match (strict-match) 0.5 over 8 documents; tpctl: 0 of 0 scored, 8 missing (lm-eval wrote no samples file for the task (run with --log_samples), so no document can be checked; lm-eval ran 8 of 1,319 documents of the split (--limit))" {
 		t.Errorf("gsm beside: %s", got)
 	}
 	var b bytes.Buffer
@@ -177,8 +177,8 @@ func TestTwoTasks(t *testing.T) {
 // lm-eval's own figure.
 func TestAgreesWithLMEval(t *testing.T) {
 	for _, tc := range []struct{ dir, ts, want string }{
-		{pairedA, pairedATS, "lm-eval says acc 0.75 over 20 documents; tpctl: 15 of 20 scored (lm-eval ran 20 of 2,376 documents (--limit))"},
-		{pairedB, pairedBTS, "lm-eval says acc 0.75 over 20 documents; tpctl: 15 of 20 scored (lm-eval ran 20 of 2,376 documents (--limit))"},
+		{pairedA, pairedATS, "lm-eval says acc 0.75 over 20 documents; tpctl: 15 of 20 scored (lm-eval ran 20 of 2,376 documents of the split (--limit))"},
+		{pairedB, pairedBTS, "lm-eval says acc 0.75 over 20 documents; tpctl: 15 of 20 scored (lm-eval ran 20 of 2,376 documents of the split (--limit))"},
 	} {
 		res, o := judgeFixture(t, tc.dir, tc.ts, "arc_easy", "acc", "")
 		fig, _ := res.Task("arc_easy").Figure("acc", "none")

@@ -2,10 +2,12 @@ package lmeval
 
 import (
 	"fmt"
+	"github.com/tuneplane/tpctl/internal/ui/digits"
 	"io"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tuneplane/tpctl/snapshot"
 )
 
 // The planned set of a task is lm-eval's own word: document ids
@@ -53,14 +55,17 @@ func PlanTask(file string, t *Task) (Planned, error) {
 // name per document, the same in every run, so two runs pair by document.
 func TrialTask(task string, doc int) string { return task + "/" + strconv.Itoa(doc) }
 
-// DocumentsText says how many documents were planned, and of what:
-// "10 of 2,376 documents" for a limited run, "2,376 documents" otherwise.
-func (p Planned) DocumentsText() string {
-	if p.Documents < p.Original {
-		return fmt.Sprintf("%s of %s documents", thousands(p.Documents), thousands(p.Original))
-	}
-	return thousands(p.Documents) + " " + plural(p.Documents, "document")
+// DatasetScope is the planned documents against the split, as the plan's
+// settings.dataset records them and every view words them
+// (snapshot.DatasetScope).
+func (p Planned) DatasetScope() *snapshot.DatasetScope {
+	return &snapshot.DatasetScope{PlannedSamples: int64(p.Documents), Samples: int64(p.Original), Item: "document", Whole: "split"}
 }
+
+// DocumentsText says how many documents were planned, and of what, as
+// every view does: "10 of 2,376 documents of the split" for a limited
+// run, "all 2,376 documents of the split" otherwise.
+func (p Planned) DocumentsText() string { return p.DatasetScope().String() }
 
 // Row is the outcome of one planned document.
 type Row struct {
@@ -218,23 +223,7 @@ func (o *Outcomes) Beside(t *Task) string {
 }
 
 // thousands writes n with commas between groups of three digits.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var parts []string
-	for len(s) > 3 {
-		parts = append(parts, s[len(s)-3:])
-		s = s[:len(s)-3]
-	}
-	parts = append(parts, s)
-	slices.Reverse(parts)
-	out := strings.Join(parts, ",")
-	if neg {
-		out = "-" + out
-	}
-	return out
-}
+func thousands(n int) string { return digits.Group(int64(n)) }
 
 func plural(n int, word string) string {
 	if n == 1 {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -171,7 +172,7 @@ func TestDraft(t *testing.T) {
 	}
 	res := readResults(t, twoTasks, twoTS)
 	if with != 6 || pl.Protocol.DatasetDigest != res.Task("arc_easy").TaskHash || len(d.Proposed) != 2 ||
-		pl.Settings["metric"] != "acc" || pl.Settings["filter"] != "none" || pl.Settings["documents_of_split"] != 2376 {
+		pl.Settings["metric"] != "acc" || pl.Settings["filter"] != "none" || !reflect.DeepEqual(pl.Settings["dataset"], map[string]any{"planned_samples": 10, "samples": 2376, "item": "document", "whole": "split"}) {
 		t.Errorf("draft: %d with attempts, proposed %+v, settings %v", with, d.Proposed, pl.Settings)
 	}
 	if !strings.Contains(strings.Join(d.Warnings, "\n"), "does not reproduce lm-eval's task_hashes[arc_easy]") {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"slices"
 
 	"github.com/tuneplane/tpctl/internal/jsonscan"
 )
@@ -181,7 +182,7 @@ func ReadSamples(r io.Reader, name string, lim Limits, bodies bool, visit func(*
 			}
 			seen[k] = n
 			docs[s.DocID] = struct{}{}
-			if !containsString(sum.Filters, s.Filter) {
+			if !slices.Contains(sum.Filters, s.Filter) {
 				sum.Filters = append(sum.Filters, s.Filter)
 			}
 			if s.DocHash == "" || s.PromptHash == "" || s.TargetHash == "" {
@@ -211,15 +212,6 @@ func ReadSamples(r io.Reader, name string, lim Limits, bodies bool, visit func(*
 type docKey struct {
 	doc    int
 	filter string
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // parseSample reads one line. Pointers in its errors are inside the line.

@@ -202,18 +202,28 @@ func scan(root string) (*scanned, error) {
 	return sc, nil
 }
 
+// decodeFile decodes files[name] (the file abs/name) into *dst; ok is
+// false, and *dst untouched, when the folder has no such file.
+func decodeFile[T any](files map[string][]byte, abs, name string, dst *T, decode func([]byte, string) (T, error)) (ok bool, err error) {
+	b, ok := files[name]
+	if !ok {
+		return false, nil
+	}
+	v, err := decode(b, filepath.Join(abs, name))
+	if err != nil {
+		return true, err
+	}
+	*dst = v
+	return true, nil
+}
+
 func readJob(abs, rel string, files map[string][]byte) (*job, error) {
 	j := &job{rel: rel, abs: abs}
-	var err error
-	if b, ok := files["lock.json"]; ok {
-		if j.lock, err = harbor.DecodeJobLock(b, filepath.Join(abs, "lock.json")); err != nil {
-			return nil, err
-		}
+	if _, err := decodeFile(files, abs, "lock.json", &j.lock, harbor.DecodeJobLock); err != nil {
+		return nil, err
 	}
-	if b, ok := files["config.json"]; ok {
-		if j.config, err = harbor.DecodeJobConfig(b, filepath.Join(abs, "config.json")); err != nil {
-			return nil, err
-		}
+	if _, err := decodeFile(files, abs, "config.json", &j.config, harbor.DecodeJobConfig); err != nil {
+		return nil, err
 	}
 	if b, ok := files["result.json"]; ok {
 		// Only a cross-check: a job result that cannot be read is noted,
@@ -225,16 +235,12 @@ func readJob(abs, rel string, files map[string][]byte) (*job, error) {
 
 func readTrial(abs, rel string, files map[string][]byte) (*trialDir, error) {
 	t := &trialDir{rel: rel, abs: abs}
-	var err error
-	if b, ok := files["lock.json"]; ok {
-		if t.lock, err = harbor.DecodeTrialLock(b, filepath.Join(abs, "lock.json")); err != nil {
-			return nil, err
-		}
+	if _, err := decodeFile(files, abs, "lock.json", &t.lock, harbor.DecodeTrialLock); err != nil {
+		return nil, err
 	}
-	if b, ok := files["config.json"]; ok {
-		if t.config, err = harbor.DecodeTrialConfig(b, filepath.Join(abs, "config.json")); err != nil {
-			return nil, err
-		}
+	if ok, err := decodeFile(files, abs, "config.json", &t.config, harbor.DecodeTrialConfig); err != nil {
+		return nil, err
+	} else if ok {
 		t.name = t.config.TrialName
 	}
 	if b, ok := files["result.json"]; ok {
