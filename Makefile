@@ -44,8 +44,9 @@ fuzz:
 # The performance table, measured side by side (docs in README.md,
 # "Performance"): import of generated 10,000- and 100,000-trial jobs against
 # cat of a precomputed list of the same result.json files (alternating
-# runs, medians, min/median/max printed), transcripts (128 x 8 MiB ATIF,
-# builtin:secrets), snapshot verify of the imported 100,000-trial snapshot
+# runs, medians, min/median/max printed), transcripts (32 x 8 MiB ATIF,
+# builtin:secrets, against the naive Python redactor in
+# importer/testdata/naive-redactor.py; about 5 minutes), snapshot verify of the imported 100,000-trial snapshot
 # against cat of its files (and in-process at 100,000 trials), and upload of 10,000
 # observations to a receiver 50 ms away, and trend over 100 rounds of 1,000
 # trials (text and --out HTML). BENCHROUNDS pairs per case

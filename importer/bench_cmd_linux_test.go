@@ -3,6 +3,7 @@ package importer
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -45,18 +46,31 @@ func alternate(b *testing.B, files []string, tool func(i int) []string) sideBySi
 // xargs floor < list (cat, sha256sum).
 func alternateWith(b *testing.B, floor string, files []string, tool func(i int) []string) sideBySide {
 	b.Helper()
-	dir := b.TempDir()
-	list := filepath.Join(dir, "files")
+	list := writeList(b, files)
+	return alternateArgs(b, floor, []string{"sh", "-c", `xargs "$2" < "$1" > /dev/null`, "sh", list, floor}, tool)
+}
+
+// writeList writes files, one a line, to a new file and returns its path.
+func writeList(b *testing.B, files []string) string {
+	b.Helper()
+	list := filepath.Join(b.TempDir(), "files")
 	if err := os.WriteFile(list, []byte(strings.Join(files, "\n")+"\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	usage := filepath.Join(dir, "usage")
-	catArgs := []string{"sh", "-c", `xargs "$2" < "$1" > /dev/null`, "sh", list, floor}
-	benchcmd.Time(b, usage, catArgs...)
+	return list
+}
+
+// alternateArgs runs the floor command floorArgs (named floor in the
+// report) and tool(i) alternately: one warm-up each, then rounds timed
+// pairs.
+func alternateArgs(b *testing.B, floor string, floorArgs []string, tool func(i int) []string) sideBySide {
+	b.Helper()
+	usage := filepath.Join(b.TempDir(), "usage")
+	benchcmd.Time(b, usage, floorArgs...)
 	benchcmd.Time(b, usage, tool(-1)...)
 	var tool_, cat, cpu, rss []float64
 	for i := range benchcmd.Rounds(b) {
-		c := benchcmd.Time(b, usage, catArgs...)
+		c := benchcmd.Time(b, usage, floorArgs...)
 		t := benchcmd.Time(b, usage, tool(i)...)
 		cat = append(cat, c.Wall.Seconds())
 		tool_ = append(tool_, t.Wall.Seconds())
@@ -129,16 +143,28 @@ func BenchmarkImportCmd(b *testing.B) {
 	}
 }
 
-// BenchmarkTranscriptsCmd imports a generated job whose 128 trials each
+// BenchmarkTranscriptsCmd imports a generated job whose 32 trials each
 // carry an 8 MiB ATIF trajectory and exports all of them with
-// builtin:secrets (the most one import exports), side by side with cat of
-// the trajectory files. MB/s is trajectory bytes over the import's median
-// wall time, MB/cpu-s over its median CPU time.
+// builtin:secrets, side by side with the naive Python redactor
+// (testdata/naive-redactor.py: builtin:secrets' expressions applied with
+// Python's re, line by line, one core, output thrown away) over the same
+// files, the floor issue 36 measures against. MB/s is trajectory bytes
+// over the import's median wall time, MB/cpu-s over its median CPU time,
+// speedup-vs-python the Python redactor's median wall time over the
+// import's. Skipped with -short, and when python3 is not on PATH.
 func BenchmarkTranscriptsCmd(b *testing.B) {
 	if testing.Short() {
-		b.Skip("generates 1 GiB of trajectories; run without -short")
+		b.Skip("generates 256 MiB of trajectories; run without -short")
 	}
-	const n, size = 128, 8 << 20
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		b.Skip("python3 is not on PATH: it runs this benchmark's floor, the naive Python redactor")
+	}
+	naive, err := filepath.Abs(filepath.Join("testdata", "naive-redactor.py"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const n, size = 32, 8 << 20
 	bin := buildTpctl(b)
 	job := benchJobWith(b, n+n/50+2, harborgen.Options{Trajectories: n, TrajectoryBytes: size})
 	files, _ := filepath.Glob(filepath.Join(job.Root, "jobs", "*", "*", "agent", "trajectory.json"))
@@ -153,18 +179,27 @@ func BenchmarkTranscriptsCmd(b *testing.B) {
 		}
 		total += fi.Size()
 	}
+	// The floor must do the work: it redacts the planted token.
+	one := benchcmd.Time(b, filepath.Join(b.TempDir(), "usage"), python, naive, writeList(b, files[:1]))
+	if out := string(one.Output); strings.Contains(out, harborgen.FakeToken) || !strings.Contains(out, "[REDACTED:github_token]") {
+		b.Fatalf("the naive Python redactor did not redact the planted token")
+	}
+	floor := []string{"sh", "-c", `"$1" "$2" "$3" > /dev/null`, "sh", python, naive, writeList(b, files)}
 	outs := b.TempDir()
 	for b.Loop() {
-		r := alternate(b, files, func(i int) []string {
+		r := alternateArgs(b, "python", floor, func(i int) []string {
 			out := filepath.Join(outs, strconv.Itoa(i+1))
 			os.RemoveAll(out)
 			return []string{bin, "import", "--plan", job.PlanPath, "--root", job.Root, "--out", out,
 				"--trace-limit", strconv.Itoa(n), "--redactor", "builtin:secrets"}
 		})
-		r.report(b, "import --trace-limit 128")
+		r.report(b, "import --trace-limit 32")
 		mb := float64(total) / 1e6
-		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f (cat median %.0f)", mb/r.tool.Max, mb/r.tool.Med, mb/r.tool.Min, mb/r.cat.Med)
+		b.Logf("throughput MB/s: min %.1f median %.1f max %.1f (naive Python redactor median %.1f)", mb/r.tool.Max, mb/r.tool.Med, mb/r.tool.Min, mb/r.cat.Med)
+		b.Logf("speed-up over the naive Python redactor, ratio of medians: %.1f×", r.cat.Med/r.tool.Med)
 		b.ReportMetric(mb/r.tool.Med, "MB/s")
+		b.ReportMetric(mb/r.cat.Med, "python-MB/s")
+		b.ReportMetric(r.cat.Med/r.tool.Med, "speedup-vs-python")
 		// CPU-bound, so on a shared machine this is the steadier figure.
 		b.ReportMetric(mb/r.cpu.Med, "MB/cpu-s")
 	}

@@ -101,3 +101,24 @@ func BenchmarkReadResults10k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkTranscripts32 imports a job whose 32 trials each carry an
+// 8 MiB ATIF trajectory and exports all of them with builtin:secrets, in
+// this process, for profiles (-cpuprofile); BenchmarkTranscriptsCmd times
+// the command. Skipped with -short (256 MiB of temporary disk).
+func BenchmarkTranscripts32(b *testing.B) {
+	if testing.Short() {
+		b.Skip("generates 256 MiB of trajectories; run without -short")
+	}
+	const n, size = 32, 8 << 20
+	job := benchJobWith(b, n+n/50+2, harborgen.Options{Trajectories: n, TrajectoryBytes: size})
+	b.SetBytes(n * size)
+	b.ReportAllocs()
+	for b.Loop() {
+		out := filepath.Join(b.TempDir(), "snap")
+		if _, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: job.PlanPath, Root: job.Root, Out: out,
+			Transcripts: &TranscriptOptions{Limit: n, Redactors: []string{"builtin:secrets"}}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package importer
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tuneplane/tpctl/internal/harborgen"
 	"github.com/tuneplane/tpctl/producers/harbor"
+	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/transcript"
 )
 
@@ -205,4 +208,94 @@ func symlink(t *testing.T, target, link string) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Skipf("cannot create symlinks here: %v", err)
 	}
+}
+
+// TestTranscriptsParallelSameAsSerial: building trajectories on several
+// goroutines writes the same snapshot, byte for byte, with the same skips
+// in the same order, and fails with the same first error, as building
+// them one at a time: a job with unreadable trajectories among good ones,
+// a limit below the number of candidates, cuts, and (second case) two
+// trajectories holding a known secret.
+func TestTranscriptsParallelSameAsSerial(t *testing.T) {
+	const secret = "hunter2-correct-horse-battery"
+	job, err := harborgen.WriteWith(t.TempDir(), 30, harborgen.Options{Trajectories: 24, TrajectoryBytes: 48 << 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(job.Root, "jobs", "*", "*", "agent", "trajectory.json"))
+	if len(files) != 24 {
+		t.Fatalf("%d trajectories, want 24", len(files))
+	}
+	for _, i := range []int{2, 3, 11} {
+		if err := os.WriteFile(files[i], []byte(`{"schema_version":"ATIF-v1.6","steps":[`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := func(t *testing.T, workers int, sc *redact.Scanner) (map[string]string, []Warning, error) {
+		t.Helper()
+		defer func(w int) { exportWorkers = w }(exportWorkers)
+		exportWorkers = workers
+		out := filepath.Join(t.TempDir(), "snap")
+		res, err := Import(context.Background(), Options{Producers: testProducers, PlanPath: job.PlanPath, Root: job.Root, Out: out, Scanner: sc,
+			Transcripts: &TranscriptOptions{Limit: 17, Redactors: []string{"builtin:secrets"}, Limits: transcript.Limits{MaxMessages: 40, MaxBytes: 64 << 10}}})
+		if err != nil {
+			return nil, nil, err
+		}
+		got := map[string]string{}
+		err = filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := os.ReadFile(p)
+			rel, _ := filepath.Rel(out, p)
+			got[rel] = string(b)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got, res.Skipped, nil
+	}
+	t.Run("snapshot", func(t *testing.T) {
+		want, wantSkipped, err := run(t, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(wantSkipped); n != 3 {
+			t.Fatalf("serial export skipped %d trajectories, want 3: %v", n, wantSkipped)
+		}
+		if _, ok := want[filepath.Join("trajectories", "0017.json")]; !ok {
+			t.Fatal("serial export wrote fewer than 17 trajectories")
+		}
+		for _, w := range []int{2, 3, 8} {
+			got, skipped, err := run(t, w, nil)
+			if err != nil {
+				t.Fatalf("%d workers: %v", w, err)
+			}
+			if d := cmp.Diff(wantSkipped, skipped); d != "" {
+				t.Errorf("%d workers: skipped (-serial +parallel):\n%s", w, d)
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("%d workers: snapshot files differ (-serial +parallel):\n%.2000s", w, d)
+			}
+		}
+	})
+	t.Run("first secret", func(t *testing.T) {
+		for _, i := range []int{6, 14} {
+			if err := os.WriteFile(files[i], []byte(stepTrajectory("the password is "+secret)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sc := redact.NewScanner([]string{"DB_PASSWORD=" + secret})
+		_, _, want := run(t, 1, sc)
+		var found *redact.SecretFoundError
+		if !errors.As(want, &found) {
+			t.Fatalf("serial export: %v, want a SecretFoundError", want)
+		}
+		for _, w := range []int{2, 8} {
+			if _, _, err := run(t, w, sc); err == nil || err.Error() != want.Error() {
+				t.Errorf("%d workers: error %v, want %v", w, err, want)
+			}
+		}
+	})
 }

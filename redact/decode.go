@@ -321,19 +321,30 @@ func joinedText(text string) (string, bool) {
 	}
 	var b strings.Builder
 	b.Grow(len(text))
+	// Copy up to the next fold in one piece: the blanks before it are
+	// spaces only (kept), and the whole run around it is removed. The
+	// next LF, tab and CR are found by vectorised searches, each kept
+	// until passed.
+	next := [3]int{-1, -1, -1}
 	for i := 0; i < len(text); {
-		j := i
-		for j < len(text) && !isBlank(text[j]) {
-			j++
+		at := len(text)
+		for k, c := range [3]byte{'\n', '\t', '\r'} {
+			if next[k] < i {
+				next[k] = len(text)
+				if j := strings.IndexByte(text[i:], c); j >= 0 {
+					next[k] = i + j
+				}
+			}
+			at = min(at, next[k])
 		}
-		b.WriteString(text[i:j])
-		if j == len(text) {
+		if at == len(text) {
+			b.WriteString(text[i:])
 			break
 		}
-		end, fold := blankRun(text, j)
-		if !fold {
-			b.WriteString(text[j:end])
-		}
+		// The run starts at or after i: the one before ended at i.
+		a, _ := blankRunBack(text, at)
+		end, _ := blankRun(text, at)
+		b.WriteString(text[i:a])
 		i = end
 	}
 	return b.String(), true

@@ -48,21 +48,40 @@ func (s *Scanner) joinedClean(text string, mask uint32, matched bool) bool {
 	}
 	var buf [2 * maxWindowSide]byte
 	budget := len(text) // past this much window work the copy is cheaper
-	onlyLF := strings.IndexByte(text, '\r') < 0 && strings.IndexByte(text, '\t') < 0
-	for i := 0; i < len(text); {
-		var n int
-		if onlyLF {
-			n = strings.IndexByte(text[i:], '\n') // much faster
-		} else {
-			n = strings.IndexAny(text[i:], "\r\n\t")
+	// Tool output has a line break or a tab every few dozen bytes:
+	// windows that close cost more than searching the joined view (a copy
+	// and one pass), so it is searched at once. The folds are counted by
+	// vectorised searches; the factor weighs a window's byte against a
+	// byte of the joined search.
+	folds := strings.Count(text, "\n") + strings.Count(text, "\t") + strings.Count(text, "\r")
+	if folds*4*side > budget {
+		return false
+	}
+	// The next LF, tab and CR at or after a place, each found by a
+	// vectorised search and kept until passed (IndexAny goes byte by byte).
+	next := [3]int{-1, -1, -1}
+	nextFold := func(i int) int {
+		at := len(text)
+		for k, c := range [3]byte{'\n', '\t', '\r'} {
+			if next[k] < i {
+				next[k] = len(text)
+				if j := strings.IndexByte(text[i:], c); j >= 0 {
+					next[k] = i + j
+				}
+			}
+			at = min(at, next[k])
 		}
-		if n < 0 {
+		return at
+	}
+	for i := 0; i < len(text); {
+		at := nextFold(i)
+		if at == len(text) {
 			break
 		}
 		// A fold [a, b): the whole run of blanks around the line break
 		// or tab (decode.go), removed from the joined view.
-		a, _ := blankRunBack(text, i+n)
-		b, _ := blankRun(text, i+n)
+		a, _ := blankRunBack(text, at)
+		b, _ := blankRun(text, at)
 		i = b
 		if a == 0 || b == len(text) {
 			continue // nothing is joined across a leading or trailing fold

@@ -9,12 +9,17 @@ import (
 )
 
 // reference is the redaction as it was before the shared prefilter: each
-// detector checks its own literals on the current text.
+// detector checks its own literals on the current text; what the scan
+// would find once the text is decoded or its folds joined is masked
+// after, as Redact does.
 func reference(s string) string {
 	for _, d := range detectors {
 		if d.candidate(s) {
 			s = d.redact(s)
 		}
+	}
+	if decodable(s) || hasLineBreak(s) {
+		s = patternsOnly().Mask(s)
 	}
 	return s
 }
@@ -36,6 +41,9 @@ func FuzzPrefilter(f *testing.F) {
 	sc := NewScanner([]string{"API_KEY=" + fakeOpenAI[:12], "TUNEPLANE_JOB_TOKEN=job-secret-1234"})
 	f.Fuzz(func(t *testing.T, s string) {
 		mask := candidates(s)
+		if by := candidatesByByte(s); by != mask {
+			t.Fatalf("%q: candidates %b, candidatesByByte %b", s, mask, by)
+		}
 		for _, d := range detectors {
 			if got, want := mask&d.bit != 0, d.candidate(s); got != want {
 				t.Fatalf("%q: prefilter says %s is a candidate: %v, its literals say %v", s, d.kind, got, want)
@@ -86,4 +94,21 @@ func FuzzFindAll(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestPrefilterAnchors: every literal's anchor pair lies within it, and
+// the pair search and the single-byte search agree on the seeds.
+func TestPrefilterAnchors(t *testing.T) {
+	for c, ls := range preByByte {
+		for _, l := range ls {
+			if l.anchor+1 >= len(l.s) || !strings.EqualFold(string(rune(c)), l.s[l.anchor:l.anchor+1]) {
+				t.Errorf("literal %q anchored at %d under byte %q", l.s, l.anchor, byte(c))
+			}
+		}
+	}
+	for _, s := range prefilterSeeds {
+		if a, b := candidates(s), candidatesByByte(s); a != b {
+			t.Errorf("%q: candidates %b, candidatesByByte %b", s, a, b)
+		}
+	}
 }

@@ -26,7 +26,7 @@ import (
 // Redactor maps text to its redacted form.
 //
 // Redact must be called from one goroutine at a time (implementations
-// serialise anyway). Once Redact has returned an error the redactor stays
+// serialise anyway), unless Concurrent reports that it may not. Once Redact has returned an error the redactor stays
 // broken and every later call fails. Close releases the redactor (for
 // process-backed kinds: stops and reaps the child); it is safe to call more
 // than once.
@@ -197,6 +197,27 @@ func (c chain) Close() error {
 		errs = append(errs, r.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// Concurrent reports whether r's Redact may be called from several
+// goroutines at once with the same results as one call after another:
+// r is builtin:secrets, a rules: file, or a chain of those (they hold
+// only compiled expressions). A process-backed redactor answers its
+// requests in order and may depend on that order (a pseudonym numbered
+// by first sight), so it is not.
+func Concurrent(r Redactor) bool {
+	switch r := r.(type) {
+	case secrets, *rules:
+		return true
+	case chain:
+		for _, p := range r {
+			if !Concurrent(p) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // Names returns the specs of r's parts, in order (for a manifest).

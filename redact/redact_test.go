@@ -502,3 +502,33 @@ func TestChain(t *testing.T) {
 		t.Errorf("Name = %q", r.Name())
 	}
 }
+
+// TestConcurrent: builtin:secrets, a rules: file and chains of those may
+// be called from several goroutines; a process-backed redactor, alone or
+// in a chain, may not.
+func TestConcurrent(t *testing.T) {
+	rules, err := Open(context.Background(), "rules:"+writeFile(t, t.TempDir(), "r.yaml", "rules:\n  - pattern: 'x'\n    replacement: 'y'\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proc, err := openFake(t, "echo", 30*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proc.Close()
+	for _, tt := range []struct {
+		name string
+		r    Redactor
+		want bool
+	}{
+		{"builtin:secrets", Secrets(), true},
+		{"rules", rules, true},
+		{"secrets and rules", Chain(Secrets(), rules), true},
+		{"exec", proc, false},
+		{"secrets and exec", Chain(Secrets(), proc), false},
+	} {
+		if got := Concurrent(tt.r); got != tt.want {
+			t.Errorf("Concurrent(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

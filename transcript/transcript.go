@@ -122,6 +122,15 @@ func Encode(t *Trajectory) ([]byte, error) {
 
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
+	if t, ok := v.(*Trajectory); ok {
+		// Room for the messages' text and their keys up front: a body
+		// is up to a MiB, and growing to it copies it several times.
+		n := 1024
+		for _, m := range t.Messages {
+			n += len(m.Content) + len(m.Role) + 128
+		}
+		b.Grow(n)
+	}
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
