@@ -196,6 +196,15 @@ type capture struct {
 	headJSON []byte
 	visit    Visit
 	visitErr error
+	// traj are the trajectory files foldStreamed read and verified
+	// against their digests, by name, so rederive reads each once.
+	traj map[string]trajRead
+}
+
+// trajRead is one trajectory file's fields and decoding error.
+type trajRead struct {
+	f   trajFields
+	err error
 }
 
 // sums are the captured files' SHA-256 digests, for checkFiles.

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"hash"
@@ -121,7 +120,8 @@ func (s *Snapshot) Trials() iter.Seq2[PlannedTrial, error] {
 				yield(PlannedTrial{}, err)
 				return
 			}
-			traj[trajectoryTrial(tr.Data)] = true
+			f, _ := readTrajFields(tr.Data) // a file that does not decode is verify's problem
+			traj[f.TrialID] = true
 		}
 		i := 0
 		emit := func(o *Observation) bool {
@@ -155,15 +155,6 @@ func (s *Snapshot) Trials() iter.Seq2[PlannedTrial, error] {
 			}
 		}
 	}
-}
-
-// trajectoryTrial is the trial ID a trajectory file names ("" if none).
-func trajectoryTrial(data []byte) string {
-	var tr struct {
-		TrialID string `json:"trial_id"`
-	}
-	json.Unmarshal(data, &tr) // a file that does not decode is verify's problem
-	return tr.TrialID
 }
 
 // foldStreamed is the streamed half of rederive: plan.json is read and
@@ -201,7 +192,13 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 			break // Verify: nothing is handed over
 		}
 		if b, err := ReadFile(dir, c.manifest, name); err == nil {
-			traj[trajectoryTrial(b)] = true
+			// Read once: rederive checks the same fields from c.traj.
+			f, err := readTrajFields(b)
+			if c.traj == nil {
+				c.traj = map[string]trajRead{}
+			}
+			c.traj[name] = trajRead{f, err}
+			traj[f.TrialID] = true
 		}
 	}
 	trials, reread, err := c.planTrials(dir)

@@ -424,17 +424,17 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 		if !strings.HasPrefix(name, TrajectoriesDir+"/") || !onDisk[name] {
 			continue
 		}
-		b, err := ReadFile(dir, saved, name)
+		var tr trajFields
+		if r, ok := c.trajRead(name); ok {
+			tr, err = r.f, r.err
+		} else {
+			b, rerr := ReadFile(dir, saved, name)
+			if rerr != nil {
+				continue // already reported as missing or modified
+			}
+			tr, err = readTrajFields(b)
+		}
 		if err != nil {
-			continue // already reported as missing or modified
-		}
-		var tr struct {
-			RoundID       string `json:"round_id"`
-			Truncated     bool   `json:"truncated"`
-			Complete      bool   `json:"complete"`
-			CapturePolicy string `json:"capture_policy"`
-		}
-		if err := json.Unmarshal(b, &tr); err != nil {
 			add(ProblemTrajectory, name, "is not a trajectory: %v", err)
 			continue
 		}
