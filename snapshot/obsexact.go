@@ -526,17 +526,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 			return false
 		}
 		v.Text = string(s)
-		if !r.lit(`}}`) {
-			return false
-		}
-		return true
+		return r.lit(`}}`)
 	}
 	return r.lit(`}`)
-}
-
-// exactLine reports whether line is an observation in the exact form;
-// for tests.
-func exactLine(line []byte) bool {
-	var o Observation
-	return newObsDecoder().exact(line, &o)
 }

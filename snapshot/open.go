@@ -281,35 +281,6 @@ func (s *spool) reader() io.Reader {
 	return bufio.NewReaderSize(io.NewSectionReader(s.f, 0, s.n), 256<<10)
 }
 
-// size is the number of bytes spooled.
-func (s *spool) size() int64 {
-	if s.f == nil {
-		return int64(len(s.mem))
-	}
-	return s.n
-}
-
-// section reads n spooled bytes from off.
-func (s *spool) section(off, n int64) io.Reader {
-	if s.f == nil {
-		return bytes.NewReader(s.mem[off : off+n])
-	}
-	return bufio.NewReaderSize(io.NewSectionReader(s.f, off, n), 256<<10)
-}
-
-// bytes returns a copy of n spooled bytes from off.
-func (s *spool) bytes(off, n int64) ([]byte, error) {
-	b := make([]byte, n, n+2)
-	if s.f == nil {
-		copy(b, s.mem[off:off+n])
-		return b, nil
-	}
-	if _, err := s.f.ReadAt(b, off); err != nil {
-		return nil, fmt.Errorf("failed to read the kept plan: %w", err)
-	}
-	return b, nil
-}
-
 func (s *spool) close() error {
 	s.mem = nil
 	if s.f == nil {
