@@ -270,24 +270,7 @@ func (d *obsDecoder) exact(line []byte, o *Observation) bool {
 	if o.TrialAttempt, ok = r.integer(); !ok || !r.lit(`,"attempts":`) {
 		return false
 	}
-	if o.Attempts, ok = r.integer(); !ok || !r.lit(`,"status":`) {
-		return false
-	}
-	if s, ok = r.str(); !ok {
-		return false
-	}
-	o.Status = d.share(s, "", true)
-	if !r.lit(`,"reason":`) {
-		return false
-	}
-	if s, ok = r.str(); !ok {
-		return false
-	}
-	o.Reason = d.share(s, "", true)
-	if !r.lit(`,"reward":`) || !d.exactFloatPtr(r, &o.Reward) {
-		return false
-	}
-	if !r.lit(`,"exception_type":`) || !d.exactStrPtr(r, &o.ExceptionType, "", true) {
+	if o.Attempts, ok = r.integer(); !ok || !d.exactVerdict(r, &o.Status, &o.Reason, &o.Reward, &o.ExceptionType) {
 		return false
 	}
 	switch {
@@ -445,30 +428,36 @@ func (d *obsDecoder) exactOutcomes(r *exactReader, dst *[]AttemptOutcome, sha st
 	return true
 }
 
-func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string) bool {
-	var ok bool
-	var s []byte
-	if !r.lit(`{"retry":`) {
+// exactVerdict reads the members an observation and each of its attempts
+// share, in the order tpctl writes them: status, reason, reward and
+// exception_type.
+func (d *obsDecoder) exactVerdict(r *exactReader, status, reason *string, reward **float64, exc **string) bool {
+	if !r.lit(`,"status":`) {
 		return false
 	}
-	if a.Retry, ok = r.integer(); !ok || !r.lit(`,"status":`) {
+	s, ok := r.str()
+	if !ok {
 		return false
 	}
-	if s, ok = r.str(); !ok {
-		return false
-	}
-	a.Status = d.share(s, "", true)
+	*status = d.share(s, "", true)
 	if !r.lit(`,"reason":`) {
 		return false
 	}
 	if s, ok = r.str(); !ok {
 		return false
 	}
-	a.Reason = d.share(s, "", true)
-	if !r.lit(`,"reward":`) || !d.exactFloatPtr(r, &a.Reward) {
+	*reason = d.share(s, "", true)
+	return r.lit(`,"reward":`) && d.exactFloatPtr(r, reward) &&
+		r.lit(`,"exception_type":`) && d.exactStrPtr(r, exc, "", true)
+}
+
+func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string) bool {
+	var ok bool
+	var s []byte
+	if !r.lit(`{"retry":`) {
 		return false
 	}
-	if !r.lit(`,"exception_type":`) || !d.exactStrPtr(r, &a.ExceptionType, "", true) {
+	if a.Retry, ok = r.integer(); !ok || !d.exactVerdict(r, &a.Status, &a.Reason, &a.Reward, &a.ExceptionType) {
 		return false
 	}
 	if !r.lit(`,"result_sha256":`) || !d.exactStrPtr(r, &a.ResultSHA256, sha, false) {
