@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -282,7 +283,14 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		run.found = sp.Findings()
 		run.dirs = planfile.NewDirChecker(opts.Root)
 		run.fileIndex = sp.FileOrder()
-		source := func(each func(planfile.Trial) error) error { return planfile.ReadCanonicalTrials(plan, each) }
+		// The source is read twice when the producer compares the plan's
+		// tasks with its own declaration (plannedTasks).
+		source := func(each func(planfile.Trial) error) error {
+			if _, err := plan.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			return planfile.ReadCanonicalTrials(plan, each)
+		}
 		return run.judge(ctx, source)
 	}()
 	if err == nil {
@@ -384,12 +392,12 @@ type importRun struct {
 	// attempts counts the plan's attempts; present those whose folder
 	// exists (counted until the sample is full); sample is up to
 	// maxJobSample existing folders, to find the producer's run they
-	// belong to; tasks counts the planned trials of each task.
+	// belong to. source yields the plan's trials again, for the job
+	// check's tasks (plannedTasks): nothing per task is held.
 	attempts, present int
 	sample            []string
 	firstDir          string
-	tasks             map[string]int
-	taskDirs          map[string][]string
+	source            func(each func(planfile.Trial) error) error
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
@@ -400,7 +408,7 @@ type importRun struct {
 }
 
 func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified bool, scanner *redact.Scanner, w *snapshot.Writer) *importRun {
-	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w, tasks: map[string]int{}, taskDirs: map[string][]string{}}
+	return &importRun{opts: opts, prod: prod, plan: plan, verified: verified, scanner: scanner, w: w}
 }
 
 // windowTrials bounds the trials in flight between the reader of the
@@ -412,6 +420,7 @@ const windowTrials = 64
 // reading while observations are written, in order, by this goroutine; at
 // most windowTrials × workers trials are held.
 func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Trial) error) error) (*Result, error) {
+	r.source = source
 	workers := r.opts.Workers
 	if workers <= 0 {
 		workers = min(4*runtime.GOMAXPROCS(0), 32)
@@ -531,13 +540,6 @@ func (r *importRun) emit(tw *trialWork) error {
 		if index, err = r.fileIndex(); err != nil {
 			return fmt.Errorf("trial %s: %w", t.ID(), err)
 		}
-	}
-	r.tasks[t.Task]++
-	for _, a := range t.Attempts {
-		if len(r.taskDirs[t.Task]) >= producers.MaxTaskDirs {
-			break
-		}
-		r.taskDirs[t.Task] = append(r.taskDirs[t.Task], a.Dir)
 	}
 	if len(jobs) > 0 {
 		for k := range jobs {
@@ -960,10 +962,47 @@ func observation(t planfile.Trial, jobs []attemptJob) snapshot.Observation {
 	}
 }
 
+// errEnough ends a read of the plan's trials early.
+var errEnough = errors.New("enough tasks")
+
+// plannedTasks groups the trials source yields, in canonical order, by
+// task: a task's trials are consecutive.
+func plannedTasks(source func(each func(planfile.Trial) error) error) producers.PlannedTasks {
+	return func(fn func(producers.PlannedTask) bool) error {
+		var cur producers.PlannedTask
+		err := source(func(t planfile.Trial) error {
+			if cur.Trials > 0 && t.Task != cur.Name {
+				if !fn(cur) {
+					return errEnough
+				}
+				cur = producers.PlannedTask{}
+			}
+			cur.Name = t.Task
+			cur.Trials++
+			for _, a := range t.Attempts {
+				if len(cur.Dirs) >= producers.MaxTaskDirs {
+					break
+				}
+				cur.Dirs = append(cur.Dirs, a.Dir)
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, errEnough):
+			return nil
+		case err != nil:
+			return fmt.Errorf("reading the plan's tasks again: %w", err)
+		case cur.Trials > 0:
+			fn(cur)
+		}
+		return nil
+	}
+}
+
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) ([]Warning, error) {
-	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: r.tasks, TaskDirs: r.taskDirs, Settings: r.plan.Settings})
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.source), Settings: r.plan.Settings})
 	if err != nil {
 		return []Warning{{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}}, nil
 	}

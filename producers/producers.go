@@ -148,17 +148,45 @@ type PlannedSet struct {
 	Sample []string
 	// Trials is the number of planned trials.
 	Trials int
-	// Tasks counts the planned trials of each task.
-	Tasks map[string]int
-	// TaskDirs are up to MaxTaskDirs attempt locators of each task, for a
-	// producer to name the plan's tasks as its own files do.
-	TaskDirs map[string][]string
+	// Tasks yields the plan's tasks; nil yields none.
+	Tasks PlannedTasks
 	// Settings are the plan's settings (lm-eval: the metric and filter
 	// the plan judges by).
 	Settings map[string]any
 }
 
-// MaxTaskDirs bounds PlannedSet.TaskDirs per task.
+// PlannedTasks calls fn with each of the plan's tasks in canonical order
+// until fn returns false. It reads the plan again, streamed, each time it
+// is called: an import keeps no state per task (at a million trials that
+// was most of its memory), so only a producer that compares every task
+// with its own declaration pays for them, and only then. The error is the
+// plan's, unreadable the second time.
+type PlannedTasks func(fn func(PlannedTask) bool) error
+
+// PlannedTask is one task of the plan.
+type PlannedTask struct {
+	Name string
+	// Trials is the number of its planned trials.
+	Trials int
+	// Dirs are up to MaxTaskDirs of its attempt locators, for a producer
+	// to name the task as its own files do.
+	Dirs []string
+}
+
+// TaskList is the PlannedTasks of a list held in memory (tests, small
+// plans).
+func TaskList(tasks ...PlannedTask) PlannedTasks {
+	return func(fn func(PlannedTask) bool) error {
+		for _, t := range tasks {
+			if !fn(t) {
+				break
+			}
+		}
+		return nil
+	}
+}
+
+// MaxTaskDirs bounds PlannedTask.Dirs.
 const MaxTaskDirs = 4
 
 // JobCheck is what the producer's own declaration of a run says about a

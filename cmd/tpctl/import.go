@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -68,6 +69,10 @@ size-limited trajectories and requires --redactor.`,
 	return cmd
 }
 
+// importMemoryLimit is the Go heap's soft limit during an import without
+// transcripts, unless GOMEMLIMIT says otherwise.
+const importMemoryLimit = 16 << 20
+
 func runImport(ctx context.Context, a *app, o *importOptions) error {
 	for _, req := range []struct{ name, val string }{{"--plan", o.Plan}, {"--root", o.Root}, {"--out", o.Out}} {
 		if req.val == "" {
@@ -108,6 +113,13 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 	// like mkdir -p (the snapshot folder itself must still not exist).
 	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
 		return inputErr(fmt.Errorf("cannot create the folder of --out %q: %w", o.Out, err), "choose an --out inside a writable folder")
+	}
+	// Judging holds a few MiB whatever the number of trials or the plan's
+	// order; without a soft limit the collector lets garbage double the
+	// heap, most of the peak RSS (README, Performance). Transcripts hold
+	// whole trajectories, so they keep the runtime's default.
+	if opts.Transcripts == nil && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(importMemoryLimit)
 	}
 	prog := a.startProgress()
 	prog.Phase("validating plan", 0, "")

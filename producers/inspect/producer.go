@@ -823,7 +823,10 @@ func (f *Facts) Lines() []string {
 
 // logOfTasks finds the one log directly under root whose task names every
 // planned trial's task ("<task>/<sample id>"), "" when none or several.
-func logOfTasks(root string, tasks map[string]int) string {
+func logOfTasks(root string, tasks producers.PlannedTasks) string {
+	if tasks == nil {
+		return ""
+	}
 	logs, _ := findLogs(root)
 	defer func() {
 		for _, l := range logs {
@@ -832,22 +835,22 @@ func logOfTasks(root string, tasks map[string]int) string {
 	}()
 	hit := ""
 	for _, l := range logs {
-		if l.log == nil || len(tasks) == 0 {
+		if l.log == nil {
 			continue
 		}
-		all := true
-		for t := range tasks {
-			if !strings.HasPrefix(t, l.log.Header.Task+"/") {
-				all = false
-				break
-			}
+		some, all := false, true
+		err := tasks(func(t producers.PlannedTask) bool {
+			some = true
+			all = strings.HasPrefix(t.Name, l.log.Header.Task+"/")
+			return all
+		})
+		if err != nil || !some || !all {
+			continue
 		}
-		if all {
-			if hit != "" {
-				return ""
-			}
-			hit = l.file
+		if hit != "" {
+			return ""
 		}
+		hit = l.file
 	}
 	return hit
 }

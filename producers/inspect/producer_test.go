@@ -204,3 +204,46 @@ func TestDraftIDCollision(t *testing.T) {
 		t.Errorf("err %v", err)
 	}
 }
+
+// TestCheckJobFindsTheLogByTasks: with no attempt of the plan present,
+// the log compared is the one whose task names every planned trial's
+// task, and none when no log or several do.
+func TestCheckJobFindsTheLogByTasks(t *testing.T) {
+	dir := t.TempDir()
+	for name, task := range map[string]string{"a.json": "synthetic", "b.json": "other"} {
+		h := strings.Replace(synthHeader("2", ""), `"task": "synthetic"`, `"task": "`+task+`"`, 1)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(h), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tasks := func(names ...string) producers.PlannedTasks {
+		var ts []producers.PlannedTask
+		for _, n := range names {
+			ts = append(ts, producers.PlannedTask{Name: n, Trials: 2})
+		}
+		return producers.TaskList(ts...)
+	}
+	for _, tc := range []struct {
+		tasks producers.PlannedTasks
+		log   string
+	}{
+		{tasks("synthetic/1", "synthetic/b"), "a.json"},
+		{tasks("other/1", "other/3"), "b.json"},
+		{tasks("other/1", "synthetic/3"), ""},
+		{tasks("synthetic/1", "zzz/1"), ""},
+		{tasks(), ""},
+		{nil, ""},
+	} {
+		c, err := New().CheckJob(dir, producers.PlannedSet{Trials: 4, Tasks: tc.tasks})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.log, err)
+		}
+		got := ""
+		if c != nil {
+			got = c.Facts.(*Facts).Log
+		}
+		if got != tc.log {
+			t.Errorf("log %q, want %q", got, tc.log)
+		}
+	}
+}

@@ -465,12 +465,20 @@ func (p *Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.
 		score.Filter, _ = plan.Settings["filter"].(string)
 	}
 	if run == nil {
-		for tk := range plan.Tasks {
-			if i := strings.LastIndexByte(tk, '/'); i > 0 {
-				if _, err := strconv.Atoi(tk[i+1:]); err == nil {
-					task = tk[:i]
-					break
+		// The first of the plan's tasks ("<task>/<doc_id>") that names
+		// an lm-eval task.
+		if plan.Tasks != nil {
+			err := plan.Tasks(func(t producers.PlannedTask) bool {
+				if i := strings.LastIndexByte(t.Name, '/'); i > 0 {
+					if _, err := strconv.Atoi(t.Name[i+1:]); err == nil {
+						task = t.Name[:i]
+						return false
+					}
 				}
+				return true
+			})
+			if err != nil {
+				return nil, err
 			}
 		}
 		if task == "" {

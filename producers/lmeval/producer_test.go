@@ -214,7 +214,7 @@ func TestCheckJob(t *testing.T) {
 	}
 	// No attempt at all (no samples file): found by the task, judged by
 	// the plan's settings.
-	c, err = p.CheckJob("testdata/two-tasks", producers.PlannedSet{Trials: 9, Tasks: map[string]int{"gsm8k/0": 1},
+	c, err = p.CheckJob("testdata/two-tasks", producers.PlannedSet{Trials: 9, Tasks: producers.TaskList(producers.PlannedTask{Name: "gsm8k/0", Trials: 1}),
 		Settings: map[string]any{"metric": "exact_match", "filter": "flexible-extract"}})
 	if err != nil || c == nil {
 		t.Fatalf("%+v %v", c, err)
@@ -224,7 +224,7 @@ func TestCheckJob(t *testing.T) {
 		!strings.Contains(c.Differs, "the plan lists 9 trials but lm-eval's n-samples.effective for gsm8k is 8") {
 		t.Errorf("beside %q differs %q", lines, c.Differs)
 	}
-	if c, err := p.CheckJob(t.TempDir(), producers.PlannedSet{Tasks: map[string]int{"x/0": 1}}); c != nil || err != nil {
+	if c, err := p.CheckJob(t.TempDir(), producers.PlannedSet{Tasks: producers.TaskList(producers.PlannedTask{Name: "x/0", Trials: 1})}); c != nil || err != nil {
 		t.Errorf("no run: %+v %v", c, err)
 	}
 }

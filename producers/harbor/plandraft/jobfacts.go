@@ -231,18 +231,19 @@ func (j *job) plannedFor(pairs map[Pair]bool) (int, string, map[string]int) {
 // declaration for the plan's pairs against the plan's, whose tasks are
 // named as the job names them through a folder of each (its lock.json
 // task, else its config.json task; a task without a readable folder keeps
-// the plan's name). tasks counts the plan's trials by task; dirs gives up
-// to a few attempt folders of each. It returns "" when they are the same,
-// else plan_differs_from_job's message; "" as well when the job's
-// declaration does not list its trials (Planned < 0).
-func (f *JobFacts) Differs(root string, total int, tasks map[string]int, dirs map[string][]string) string {
+// the plan's name). tasks yields the plan's tasks with their numbers of
+// trials and up to a few attempt folders of each; it is read only when
+// the job declares its trials. It returns "" when they are the same, else
+// plan_differs_from_job's message; "" as well when the job's declaration
+// does not list its trials (Planned < 0). The error is tasks'.
+func (f *JobFacts) Differs(root string, total int, tasks func(fn func(task string, trials int, dirs []string) bool) error) (string, error) {
 	if f == nil || f.Planned < 0 {
-		return ""
+		return "", nil
 	}
 	plan := map[string]int{}
-	for task, n := range tasks {
+	err := tasks(func(task string, n int, dirs []string) bool {
 		name := task
-		for _, d := range dirs[task] {
+		for _, d := range dirs {
 			if safefs.CheckRel(d) != nil {
 				continue
 			}
@@ -252,6 +253,10 @@ func (f *JobFacts) Differs(root string, total int, tasks map[string]int, dirs ma
 			}
 		}
 		plan[name] += n
+		return true
+	})
+	if err != nil {
+		return "", err
 	}
 	var lacks, extra []string
 	for _, t := range slices.Sorted(mapKeys(f.tasks)) {
@@ -265,7 +270,7 @@ func (f *JobFacts) Differs(root string, total int, tasks map[string]int, dirs ma
 		}
 	}
 	if len(lacks) == 0 && len(extra) == 0 {
-		return ""
+		return "", nil
 	}
 	pairs := make([]string, len(f.Pairs))
 	for i, p := range f.Pairs {
@@ -291,7 +296,7 @@ func (f *JobFacts) Differs(root string, total int, tasks map[string]int, dirs ma
 		sb.WriteString(listCapped(extra) + " the job did not plan")
 	}
 	sb.WriteString(" (trials by task, as the job names them); plan init --root drafts every planned trial")
-	return sb.String()
+	return sb.String(), nil
 }
 
 // listCapped joins at most 8 items, saying how many more there are.

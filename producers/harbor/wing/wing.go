@@ -88,7 +88,16 @@ func (Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.Job
 	if err != nil || facts == nil {
 		return nil, err
 	}
-	return &producers.JobCheck{Facts: facts, Differs: facts.Differs(root, plan.Trials, plan.Tasks, plan.TaskDirs)}, nil
+	differs, err := facts.Differs(root, plan.Trials, func(fn func(string, int, []string) bool) error {
+		if plan.Tasks == nil {
+			return nil
+		}
+		return plan.Tasks(func(t producers.PlannedTask) bool { return fn(t.Name, t.Trials, t.Dirs) })
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &producers.JobCheck{Facts: facts, Differs: differs}, nil
 }
 
 // plural is "1 trial", "2 trials", "1,000 trials": the words of
