@@ -61,6 +61,11 @@ type Options struct {
 	// Strict makes plan_differs_from_job an error: the import stops and
 	// writes nothing.
 	Strict bool
+	// WarningsPerCode, when above 0, keeps only the first that many
+	// warnings of each code in Result.Warnings and counts the rest in
+	// Result.More: a terminal shows a few of each, and a job missing tens
+	// of thousands of folders then costs no memory for them. 0 keeps all.
+	WarningsPerCode int
 
 	// requireFolders is set by Import (the CLI's import): a plan none of
 	// whose folders exists is refused. The eval runner's ImportPlan keeps
@@ -89,6 +94,8 @@ type Result struct {
 	// the plan's settings.dataset records it (snapshot.DatasetScope); nil
 	// when it does not.
 	Dataset *snapshot.DatasetScope `json:"dataset,omitempty"`
+	// More counts, by code, the warnings Options.WarningsPerCode left out.
+	More map[string]int `json:"-"`
 }
 
 // NoFoldersError is a --root under which not one of the plan's attempt
@@ -384,6 +391,9 @@ type importRun struct {
 	found   []planfile.Finding
 	dirs    *planfile.DirChecker
 	missing []missingDir
+	// missingDropped counts the missing folders left out of missing by
+	// Options.WarningsPerCode.
+	missingDropped int
 	// fileIndex gives each trial's index in the plan file, one call per
 	// trial in canonical order (planfile.Streamed.FileOrder): the /trials/i
 	// of a finding; nil when the trials are in the file's order.
@@ -654,7 +664,24 @@ func (r *importRun) checkDir(job *attemptJob, index, k int) error {
 		return errDecline
 	}
 	r.missing = append(r.missing, missingDir{trial: int32(index), attempt: int32(k), message: f.Message})
+	if n := r.opts.WarningsPerCode; n > 0 && len(r.missing) >= 2*n+64 {
+		// Only the first n in pointer order can be shown.
+		r.missing = r.firstMissing(n)
+	}
 	return nil
+}
+
+// firstMissing sorts the missing folders in pointer order and keeps the
+// first n, counting the rest as dropped.
+func (r *importRun) firstMissing(n int) []missingDir {
+	slices.SortFunc(r.missing, func(a, b missingDir) int {
+		return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.attempt, b.attempt))
+	})
+	if len(r.missing) <= n {
+		return r.missing
+	}
+	r.missingDropped += len(r.missing) - n
+	return slices.Clip(r.missing[:n])
 }
 
 // missingDir is a dir_missing finding of a streamed import: its pointer
@@ -675,9 +702,7 @@ func (m missingDir) finding() planfile.Finding {
 // (they come in canonical order, which is the file's only for a plan in
 // order), are merged into the sorted plan findings one at a time.
 func (r *importRun) findingWarnings(ws []Warning) []Warning {
-	slices.SortFunc(r.missing, func(a, b missingDir) int {
-		return cmp.Or(cmp.Compare(a.trial, b.trial), cmp.Compare(a.attempt, b.attempt))
-	})
+	r.missing = r.firstMissing(len(r.missing))
 	add := func(f planfile.Finding) {
 		if f.Severity != planfile.SeverityError && f.Code != "revision_unverified" {
 			ws = append(ws, Warning{f.Code, f.Pointer + ": " + f.Message})
@@ -759,7 +784,29 @@ func (r *importRun) finish(ctx context.Context) (*Result, error) {
 			fmt.Sprintf("%d trials ran the verifier in the agent's own container (verifier_environment_mode \"shared\"): an agent could have written its own reward", m.SharedVerifier)})
 	}
 	res.Manifest = m
+	if n := r.opts.WarningsPerCode; n > 0 {
+		res.Warnings, res.More = firstOfEach(res.Warnings, n)
+		if r.missingDropped > 0 {
+			res.More[planfile.CodeDirMissing] += r.missingDropped
+		}
+	}
 	return res, nil
+}
+
+// firstOfEach keeps the first n warnings of each code, in order, and
+// counts the others by code.
+func firstOfEach(ws []Warning, n int) ([]Warning, map[string]int) {
+	seen := map[string]int{}
+	more := map[string]int{}
+	kept := ws[:0]
+	for _, w := range ws {
+		if seen[w.Code]++; seen[w.Code] <= n {
+			kept = append(kept, w)
+		} else {
+			more[w.Code]++
+		}
+	}
+	return kept, more
 }
 
 // sortedAttempts returns a copy of t's attempts by ascending retry, the

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,5 +240,65 @@ func TestStreamedImportCancelled(t *testing.T) {
 	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(out), ".snap.tmp-*")); len(left) > 0 {
 		t.Errorf("temporary folders left behind: %v", left)
+	}
+}
+
+// TestWarningsPerCode: an import keeping a few warnings of each code keeps
+// exactly the first ones of the full list, in order, and counts the rest,
+// whether the plan is streamed in order, streamed shuffled, or loaded.
+func TestWarningsPerCode(t *testing.T) {
+	root, p := streamJob(t, 5000) // 100 folders missing, two in every 100 trials
+	trs := trialsOf(p)
+	rand.New(rand.NewPCG(3, 4)).Shuffle(len(trs), func(i, j int) { trs[i], trs[j] = trs[j], trs[i] })
+	shuffled, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := harborgen.Write(t.TempDir(), 5000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inOrder, err := os.ReadFile(job.PlanPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		plan []byte
+		run  func(context.Context, Options) (*Result, error)
+	}{
+		{"streamed in order", inOrder, Import},
+		{"streamed shuffled", shuffled, Import},
+		{"loaded shuffled", shuffled, func(ctx context.Context, o Options) (*Result, error) { return importLoaded(ctx, o, nil) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			planPath := filepath.Join(t.TempDir(), "plan.json")
+			if err := os.WriteFile(planPath, tc.plan, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			outs := t.TempDir()
+			all, err := tc.run(context.Background(), Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, "all")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			const n = 3
+			some, err := tc.run(context.Background(), Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, "some"), WarningsPerCode: n})
+			if err != nil {
+				t.Fatal(err)
+			}
+			missing := 0
+			for _, w := range all.Warnings {
+				if w.Code == "dir_missing" {
+					missing++
+				}
+			}
+			if missing != 100 || all.More != nil {
+				t.Fatalf("uncapped: %d dir_missing, more %v", missing, all.More)
+			}
+			want, wantMore := firstOfEach(slices.Clone(all.Warnings), n)
+			if !reflect.DeepEqual(some.Warnings, want) || !reflect.DeepEqual(some.More, wantMore) || some.More["dir_missing"] != 97 {
+				t.Errorf("kept\n%v\nmore %v\nwant\n%v\nmore %v", some.Warnings, some.More, want, wantMore)
+			}
+		})
 	}
 }

@@ -69,6 +69,10 @@ size-limited trajectories and requires --redactor.`,
 	return cmd
 }
 
+// warningsPerCode is how many warnings of each code the text output
+// shows: a big job can carry thousands of one kind (dir_missing).
+const warningsPerCode = 10
+
 // importMemoryLimit is the Go heap's soft limit during an import without
 // transcripts, unless GOMEMLIMIT says otherwise.
 const importMemoryLimit = 16 << 20
@@ -137,6 +141,11 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			prog.Update(int64(p.Done), "")
 		}
 	}
+	if !a.jsonOutput() {
+		// A terminal shows the first few warnings of each code; the
+		// importer keeps no more (--output json lists every one).
+		opts.WarningsPerCode = warningsPerCode
+	}
 	res, err := importer.Import(ctx, opts)
 	a.endProgress()
 	if err != nil {
@@ -173,20 +182,13 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			fmt.Fprintf(a.io.Out, "%s\n", traceNote)
 		}
 		st := a.io.Styles()
-		// A big job can carry thousands of warnings of one kind (e.g.
-		// dir_missing): show the first few of each code and count the rest;
-		// --output json lists them all.
-		const perCode = 10
-		shown := map[string]int{}
+		// The importer kept the first warningsPerCode of each code and
+		// counted the rest.
 		for _, w := range res.Warnings {
-			if shown[w.Code]++; shown[w.Code] <= perCode {
-				fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, termsafe.Escape(w.Message))
-			}
+			fmt.Fprintf(a.io.Out, "%s %s: %s\n", st.Warn.Render("warning"), w.Code, termsafe.Escape(w.Message))
 		}
-		for _, code := range slices.Sorted(maps.Keys(shown)) {
-			if n := shown[code] - perCode; n > 0 {
-				fmt.Fprintf(a.io.Out, "%s %s: … and %s more (--output json lists every warning)\n", st.Warn.Render("warning"), code, count(n))
-			}
+		for _, code := range slices.Sorted(maps.Keys(res.More)) {
+			fmt.Fprintf(a.io.Out, "%s %s: … and %s more (--output json lists every warning)\n", st.Warn.Render("warning"), code, count(res.More[code]))
 		}
 		for _, w := range res.Skipped {
 			fmt.Fprintf(a.io.Out, "%s %s\n", st.Warn.Render("skipped trajectory"), termsafe.Escape(w.Message))
