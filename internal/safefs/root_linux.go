@@ -2,6 +2,9 @@ package safefs
 
 import (
 	"errors"
+	"io/fs"
+	"path"
+	"path/filepath"
 	"sync/atomic"
 
 	"golang.org/x/sys/unix"
@@ -13,7 +16,8 @@ import (
 // call that opens the file, so there is no window between a check and
 // the open, and one system call replaces an lstat per component.
 type rootSys struct {
-	fd int
+	fd   int
+	path string
 	// noOpenat2 is set when the kernel (before 5.6) or a seccomp filter
 	// refuses openat2; every read then takes the portable path.
 	noOpenat2 atomic.Bool
@@ -24,7 +28,7 @@ func (s *rootSys) open(path string) error {
 	if err != nil {
 		return err
 	}
-	s.fd = fd
+	s.fd, s.path = fd, path
 	return nil
 }
 
@@ -53,6 +57,11 @@ func (s *rootSys) readFast(rel string, buf []byte, limit int64) (data []byte, ok
 	if err != nil {
 		if errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EPERM) {
 			s.noOpenat2.Store(true)
+		}
+		if errors.Is(err, unix.ENOENT) {
+			if err := s.missing(rel); err != nil {
+				return nil, true, err
+			}
 		}
 		return nil, false, nil
 	}
@@ -83,4 +92,50 @@ func (s *rootSys) readFast(rel string, buf []byte, limit int64) (data []byte, ok
 		}
 	})
 	return data, true, err
+}
+
+// missing is the error the portable path gives for rel, which openat2
+// did not find, without its lstat per component: a file an attempt may
+// lack (a verifier's output, or its whole folder) is the common failure
+// of a read. When rel's folder resolves, the open fails with ENOENT; else
+// the first of its components that does not exist below one that
+// resolves is Resolve's missing component. nil: another cause (a symlink,
+// a file where a folder should be), left to the portable path to name.
+func (s *rootSys) missing(rel string) error {
+	dir := path.Dir(rel)
+	err := s.dirErr(dir)
+	if err == nil {
+		return &fs.PathError{Op: "open", Path: filepath.Join(s.path, filepath.FromSlash(rel)), Err: unix.ENOENT}
+	}
+	for at := dir; errors.Is(err, unix.ENOENT); {
+		up := path.Dir(at)
+		upErr := s.dirErr(up)
+		if upErr == nil {
+			return &PathError{Rel: dir, Code: CodeMissing, At: at, Err: fs.ErrNotExist}
+		}
+		at, err = up, upErr
+	}
+	return nil
+}
+
+// dirErr is nil when rel resolves beneath the root, through folders only
+// and no symlink, to a folder, else why not.
+func (s *rootSys) dirErr(rel string) error {
+	if rel == "." {
+		return nil
+	}
+	how := unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	}
+	for {
+		fd, err := unix.Openat2(s.fd, rel, &how)
+		if err == nil {
+			unix.Close(fd)
+			return nil
+		}
+		if !errors.Is(err, unix.EINTR) && !errors.Is(err, unix.EAGAIN) {
+			return err
+		}
+	}
 }

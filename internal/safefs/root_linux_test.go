@@ -33,15 +33,27 @@ func TestRootFastAndSlowAgree(t *testing.T) {
 		if fast[c.rel] != "refused" && fast[c.rel] != slow[c.rel] {
 			t.Errorf("%s: fast %q, slow %q", c.rel, fast[c.rel], slow[c.rel])
 		}
+		// An answer without the portable path is its very error.
+		if _, ok, ferr := r.sys.readFast(c.rel, nil, 50); ok && ferr != nil {
+			_, serr := r.readSlow(c.rel, nil, 50)
+			if serr == nil || ferr.Error() != serr.Error() {
+				t.Errorf("%s: fast error %q, slow %v", c.rel, ferr, serr)
+			}
+		}
 	}
 	if r.sys.noOpenat2.Load() {
 		t.Skip("openat2 is not available here; only the portable path ran")
 	}
 	if diff := cmp.Diff(map[string]string{
-		"job/real/result.json":      `ok {"a":1}`,
-		"job/real/deep/result.json": "ok deep",
-		"job/real/empty.json":       "ok ",
-		"job/real/big.json":         "too_large",
+		"job/real/result.json":           `ok {"a":1}`,
+		"job/real/deep/result.json":      "ok deep",
+		"job/real/empty.json":            "ok ",
+		"job/real/big.json":              "too_large",
+		"job/nofile/result.json":         "not_exist",
+		"job/real/nofile.json":           "not_exist",
+		"nofile.json":                    "not_exist",
+		"job/missing/result.json":        "dir_missing job/missing",
+		"job/missing/deeper/result.json": "dir_missing job/missing",
 	}, onlyAccepted(fast)); diff != "" {
 		t.Fatalf("fast path accepted (-want +got):\n%s", diff)
 	}

@@ -60,6 +60,11 @@ var rootCases = []struct{ rel, want string }{
 	{"job/real/passwd.json", "symlink "},
 	{"job/missing/result.json", "dir_missing job/missing"},
 	{"job/nofile/result.json", "not_exist"},
+	{"job/real/nofile.json", "not_exist"},
+	{"nofile.json", "not_exist"},
+	{"job/link/nofile.json", "symlink job/link"},
+	{"job/missing/deeper/result.json", "dir_missing job/missing"},
+	{"job/file/nofile.json", "other"},
 	// As with Resolve then OpenRegular: the open fails with ENOTDIR.
 	{"job/file/result.json", "other"},
 	{"job/real/fifo.json", "special_file "},
