@@ -2,10 +2,12 @@ package harbor
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/tuneplane/tpctl/ctrf"
+	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/outcome"
 	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -40,9 +42,17 @@ const (
 // large or not what it should be is passed over for the next; nothing
 // here fails the attempt.
 func verifierWords(files producers.Files, dir string) (*snapshot.VerifierOutput, string) {
+	noFolder := false
 	read := func(name string, max int64) []byte {
+		if noFolder {
+			return nil
+		}
 		b, err := files.ReadFile(dir+"/"+name, max)
 		if err != nil {
+			// The files share one folder: when a component of its path
+			// is missing (a verifier that never ran), so are the others.
+			var pe *safefs.PathError
+			noFolder = errors.As(err, &pe) && pe.Code == safefs.CodeMissing
 			return nil
 		}
 		return bytes.Clone(b) // the bytes are ours only until the next read

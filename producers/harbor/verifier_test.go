@@ -3,9 +3,12 @@ package harbor
 import (
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/tuneplane/tpctl/internal/safefs"
 )
 
 // memFiles is producers.Files over a map, with a cap as the importer's.
@@ -111,4 +114,37 @@ func FuzzTail(f *testing.F) {
 			}
 		}
 	})
+}
+
+// countFiles is memFiles over a real folder's rules for a missing folder:
+// a file under a folder the map holds nothing under is a *safefs.PathError
+// with CodeMissing, as safefs.Root gives; it counts the reads.
+type countFiles struct {
+	memFiles
+	reads int
+}
+
+func (c *countFiles) ReadFile(rel string, max int64) ([]byte, error) {
+	c.reads++
+	dir := path.Dir(rel)
+	for k := range c.memFiles {
+		if strings.HasPrefix(k, dir+"/") {
+			return c.memFiles.ReadFile(rel, max)
+		}
+	}
+	return nil, &safefs.PathError{Rel: dir, Code: safefs.CodeMissing, At: dir, Err: fs.ErrNotExist}
+}
+
+// TestVerifierWordsNoFolder: a verifier that left no folder costs one
+// read, not one per file it might have written; a folder missing one file
+// still has the others read.
+func TestVerifierWordsNoFolder(t *testing.T) {
+	none := &countFiles{memFiles: memFiles{"t/result.json": "{}"}}
+	if v, line := verifierWords(none, "t"); v != nil || line != "" || none.reads != 1 {
+		t.Errorf("no folder: %+v %q after %d reads", v, line, none.reads)
+	}
+	some := &countFiles{memFiles: memFiles{"t/" + VerifierReward: `{"reward": 0}`}}
+	if v, _ := verifierWords(some, "t"); v == nil || v.Source != VerifierReward || some.reads != 3 {
+		t.Errorf("reward only: %+v after %d reads", v, some.reads)
+	}
 }
