@@ -30,28 +30,21 @@ type roundFacts struct {
 	Dataset *snapshot.DatasetScope
 }
 
-// readRoundFacts sums the cost and gathers the triage of an opened
-// snapshot (from its verified bytes).
-func readRoundFacts(s *snapshot.Snapshot) (*roundFacts, error) {
-	f := &roundFacts{Triage: snapshot.Triage{Examples: triageExamples}}
-	var cs snapshot.CostSum
-	for t, err := range s.Trials() {
-		if err != nil {
-			return nil, err
-		}
-		cs.Add(t.Observation)
-		f.Triage.Add(t)
-	}
-	f.Cost = cs.Cost()
-	f.Dataset = s.Plan().DatasetScope()
-	return f, nil
-}
-
 // readSavedFacts verifies the snapshot at dir and reads its facts in the
 // same single read (snapshot.OpenTrials), so memory stays flat however
 // many trials the round has (issue 36: import at a million trials). The
 // facts are used only when the whole snapshot verified.
 func readSavedFacts(dir string) (*roundFacts, error) {
+	s, f, err := openSavedFacts(dir)
+	if err != nil {
+		return nil, err
+	}
+	return f, s.Close()
+}
+
+// openSavedFacts is readSavedFacts keeping the verified snapshot open,
+// for its manifest and trajectories (snapshot show).
+func openSavedFacts(dir string) (*snapshot.Snapshot, *roundFacts, error) {
 	var f *roundFacts
 	var cs snapshot.CostSum
 	s, err := snapshot.OpenTrials(dir, func(*snapshot.Manifest, []byte) (snapshot.Visit, error) {
@@ -65,11 +58,11 @@ func readSavedFacts(dir string) (*roundFacts, error) {
 		}, nil
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f.Cost = cs.Cost()
 	f.Dataset = s.Plan().DatasetScope()
-	return f, nil
+	return s, f, nil
 }
 
 // triageGroups and triageExamples bound the failures block: the rest is
