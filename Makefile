@@ -52,7 +52,9 @@ fuzz:
 # trials (text and --out HTML). BENCHROUNDS pairs per case
 # (default 5); BENCHFLAGS=-short skips the large cases; TPCTL_BENCH_1M=1
 # adds a 1,000,000-trial import (about 10 GB of temporary disk). The large
-# jobs need about 3 GB of temporary disk.
+# jobs need about 3 GB of temporary disk. TPCTL_BENCH_JOBS=DIR keeps the
+# generated import jobs in DIR from one run to the next (they are not
+# measured, and a million-trial job takes minutes to write and to delete).
 BENCHFLAGS ?=
 BENCHROUNDS ?= 5
 bench:

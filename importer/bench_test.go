@@ -2,6 +2,7 @@ package importer
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -28,6 +29,11 @@ func benchJobWith(b *testing.B, n int, o harborgen.Options) *harborgen.Job {
 	if j, ok := benchJobs.Load(key{n, o}); ok {
 		return j.(*harborgen.Job)
 	}
+	if cache := os.Getenv("TPCTL_BENCH_JOBS"); cache != "" {
+		job := cachedJob(b, cache, n, o)
+		benchJobs.Store(key{n, o}, job)
+		return job
+	}
 	dir, err := os.MkdirTemp("", "tpctl-bench-")
 	if err != nil {
 		b.Fatal(err)
@@ -40,15 +46,39 @@ func benchJobWith(b *testing.B, n int, o harborgen.Options) *harborgen.Job {
 	return job
 }
 
+// cachedJob is the job of n trials with o kept under cache between runs
+// (TPCTL_BENCH_JOBS, Makefile): a million-trial job takes minutes to write
+// and to delete, and nothing a benchmark measures changes it. A job whose
+// writing did not finish is written again.
+func cachedJob(b *testing.B, cache string, n int, o harborgen.Options) *harborgen.Job {
+	b.Helper()
+	dir := filepath.Join(cache, fmt.Sprintf("n%d-indent%t-shuffle%t-traj%dx%d", n, o.IndentPlan, o.ShufflePlan, o.Trajectories, o.TrajectoryBytes))
+	done := filepath.Join(dir, ".written")
+	if _, err := os.Stat(done); err != nil {
+		if err := os.RemoveAll(dir); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := harborgen.WriteWith(dir, n, o); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(done, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return &harborgen.Job{Root: dir, PlanPath: filepath.Join(dir, "import-plan.json"), Trials: n}
+}
+
 // TestMain removes the generated benchmark jobs and the built tpctl after
 // all tests ran.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	benchcmd.Cleanup()
-	benchJobs.Range(func(_, v any) bool {
-		os.RemoveAll(v.(*harborgen.Job).Root)
-		return true
-	})
+	if os.Getenv("TPCTL_BENCH_JOBS") == "" {
+		benchJobs.Range(func(_, v any) bool {
+			os.RemoveAll(v.(*harborgen.Job).Root)
+			return true
+		})
+	}
 	os.Exit(code)
 }
 
