@@ -255,6 +255,7 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	// (Verify) nothing is kept.
 	var block []Observation
 	var cur Observation
+	prehash(t, obs)
 	if err := obs.each(func(v Observation) error {
 		cur = v
 		o := &cur
