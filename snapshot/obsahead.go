@@ -49,6 +49,7 @@ type obsChunk struct {
 	first   int    // line number of the first line, from 1
 	obs     []Observation
 	pre     []byte        // appendRoundAttempts of obs, in order
+	arena   obsArena      // the blocks obs point into, under reuse
 	err     error         // the decode error that ends the chunk, with its line
 	decoded chan struct{} // closed when obs and err are set
 }
@@ -71,7 +72,13 @@ const (
 // readObservationsAhead starts reading dir's observations.jsonl ahead;
 // with a capture, the bytes read are hashed (and kept, for Open) as
 // capture.readObservations does.
+//
+// Unless the capture has a Visit (which may keep the observations it is
+// handed), what each hands over is valid only until fn returns: the
+// members that are pointers or slices point into the arena of their
+// chunk, which the chunk's next lines write over.
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
+	reuse := c == nil || c.visit == nil
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
 	a := &observationsAhead{
 		order: make(chan *obsChunk, aheadChunks),
@@ -115,7 +122,15 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 					return
 				default:
 				}
+				if reuse {
+					d.obsArena = ch.arena
+					d.reuse = true
+					d.reset()
+				}
 				ch.decode(d)
+				if reuse {
+					ch.arena = d.obsArena
+				}
 				close(ch.decoded)
 			}
 		}()

@@ -344,11 +344,7 @@ func (d *obsDecoder) exactStrPtr(r *exactReader, dst **string, prev string, inte
 	if !ok {
 		return false
 	}
-	if len(d.strs) == cap(d.strs) {
-		d.strs = make([]string, 0, blockLen)
-	}
-	d.strs = append(d.strs, d.share(s, prev, intern))
-	*dst = &d.strs[len(d.strs)-1]
+	*dst = slot(&d.strs, blockLen, d.reuse, d.share(s, prev, intern))
 	return true
 }
 
@@ -361,11 +357,7 @@ func (d *obsDecoder) exactFloatPtr(r *exactReader, dst **float64) bool {
 	if !ok {
 		return false
 	}
-	if len(d.floats) == cap(d.floats) {
-		d.floats = make([]float64, 0, blockLen)
-	}
-	d.floats = append(d.floats, f)
-	*dst = &d.floats[len(d.floats)-1]
+	*dst = slot(&d.floats, blockLen, d.reuse, f)
 	return true
 }
 
@@ -378,23 +370,8 @@ func (d *obsDecoder) exactInt64Ptr(r *exactReader, dst **int64) bool {
 	if !ok {
 		return false
 	}
-	if len(d.ints) == cap(d.ints) {
-		d.ints = make([]int64, 0, blockLen)
-	}
-	d.ints = append(d.ints, int64(n))
-	*dst = &d.ints[len(d.ints)-1]
+	*dst = slot(&d.ints, blockLen, d.reuse, int64(n))
 	return true
-}
-
-// fromBlock hands out a zero T from the block *blk, refilled when used
-// up: one allocation for many explanation members.
-func fromBlock[T any](blk *[]T) *T {
-	if len(*blk) == 0 {
-		*blk = make([]T, blockLen/4)
-	}
-	p := &(*blk)[0]
-	*blk = (*blk)[1:]
-	return p
 }
 
 // exactOutcomes reads an array of attempt outcomes into a slice cut from
@@ -418,13 +395,7 @@ func (d *obsDecoder) exactOutcomes(r *exactReader, dst *[]AttemptOutcome, sha st
 			}
 		}
 	}
-	n := len(d.tmp)
-	if cap(d.outs)-len(d.outs) < n || d.outs == nil {
-		d.outs = make([]AttemptOutcome, 0, max(blockLen, n))
-	}
-	i := len(d.outs)
-	d.outs = append(d.outs, d.tmp...)
-	*dst = d.outs[i : i+n : i+n]
+	*dst = d.cutOutcomes(d.tmp)
 	return true
 }
 
@@ -471,7 +442,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		a.Detail = string(s)
 	}
 	if r.lit(`,"timing":{"environment_setup_sec":`) {
-		t := fromBlock(&d.timings)
+		t := slot(&d.timings, blockLen/4, d.reuse, Timing{})
 		a.Timing = t
 		if !d.exactFloatPtr(r, &t.EnvironmentSetup) ||
 			!r.lit(`,"agent_setup_sec":`) || !d.exactFloatPtr(r, &t.AgentSetup) ||
@@ -481,7 +452,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"usage":{"input_tokens":`) {
-		u := fromBlock(&d.usages)
+		u := slot(&d.usages, blockLen/4, d.reuse, Usage{})
 		a.Usage = u
 		if !d.exactInt64Ptr(r, &u.InputTokens) ||
 			!r.lit(`,"cache_tokens":`) || !d.exactInt64Ptr(r, &u.CacheTokens) ||
@@ -491,7 +462,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"agent":{"name":`) {
-		ag := fromBlock(&d.agents)
+		ag := slot(&d.agents, blockLen/4, d.reuse, Agent{})
 		a.Agent = ag
 		if s, ok = r.str(); !ok {
 			return false
@@ -502,7 +473,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"verifier":{"source":`) {
-		v := fromBlock(&d.verifiers)
+		v := slot(&d.verifiers, blockLen/4, d.reuse, VerifierOutput{})
 		a.Verifier = v
 		if s, ok = r.str(); !ok {
 			return false
