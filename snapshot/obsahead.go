@@ -76,7 +76,8 @@ const (
 // Unless the capture has a Visit (which may keep the observations it is
 // handed), what each hands over is valid only until fn returns: the
 // members that are pointers or slices point into the arena of their
-// chunk, which the chunk's next lines write over.
+// chunk, and the trial ID and result digests view the chunk's bytes
+// (obsDecoder.view), both of which the chunk's next lines write over.
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
 	reuse := c == nil || c.visit == nil
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)

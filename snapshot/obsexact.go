@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The exact reader takes an observation line only in the very form
@@ -22,6 +23,7 @@ type exactReader struct {
 	b       []byte
 	i       int
 	scratch []byte // an unescaped string
+	inLine  bool   // the last string str returned is bytes of the line
 }
 
 // lit consumes s if the line goes on with it.
@@ -56,8 +58,10 @@ func (r *exactReader) str() ([]byte, bool) {
 	}
 	if j < len(r.b) && r.b[j] == '"' {
 		r.i = j + 1
+		r.inLine = true
 		return r.b[start:j], true
 	}
+	r.inLine = false
 	return r.unescape(start, j)
 }
 
@@ -253,7 +257,7 @@ func (d *obsDecoder) exact(line []byte, o *Observation) bool {
 	if s, ok = r.str(); !ok {
 		return false
 	}
-	o.TrialID = string(s)
+	o.TrialID = d.view(s)
 	if !r.lit(`,"task":`) {
 		return false
 	}
@@ -281,7 +285,7 @@ func (d *obsDecoder) exact(line []byte, o *Observation) bool {
 		return false
 	}
 	e := &o.Evidence
-	if !r.lit(`,"evidence":{"result_sha256":`) || !d.exactStrPtr(r, &e.ResultSHA256, "", false) {
+	if !r.lit(`,"evidence":{"result_sha256":`) || !d.exactViewPtr(r, &e.ResultSHA256, "") {
 		return false
 	}
 	if !r.lit(`,"task_checksum":`) || !d.exactStrPtr(r, &e.TaskChecksum, d.check, false) {
@@ -345,6 +349,37 @@ func (d *obsDecoder) exactStrPtr(r *exactReader, dst **string, prev string, inte
 		return false
 	}
 	*dst = slot(&d.strs, blockLen, d.reuse, d.share(s, prev, intern))
+	return true
+}
+
+// view is the string s, a string of the line str just read: under
+// reuse, when s is bytes of the line itself, it is viewed without a copy
+// (nothing decoded is kept past its chunk, whose bytes it views); else
+// copied. Only values no later line is compared with are viewed (trial
+// IDs, result digests): the words and the last task and checksum, which
+// outlive their chunk, are always copies.
+func (d *obsDecoder) view(s []byte) string {
+	if !d.reuse || !d.inLine || len(s) == 0 {
+		return string(s)
+	}
+	return unsafe.String(unsafe.SliceData(s), len(s))
+}
+
+// exactViewPtr is exactStrPtr for a string that is viewed (view) unless
+// it equals prev.
+func (d *obsDecoder) exactViewPtr(r *exactReader, dst **string, prev string) bool {
+	if r.null() {
+		return true
+	}
+	s, ok := r.str()
+	if !ok {
+		return false
+	}
+	v := prev
+	if string(s) != prev {
+		v = d.view(s)
+	}
+	*dst = slot(&d.strs, blockLen, d.reuse, v)
 	return true
 }
 
@@ -431,7 +466,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 	if a.Retry, ok = r.integer(); !ok || !d.exactVerdict(r, &a.Status, &a.Reason, &a.Reward, &a.ExceptionType) {
 		return false
 	}
-	if !r.lit(`,"result_sha256":`) || !d.exactStrPtr(r, &a.ResultSHA256, sha, false) {
+	if !r.lit(`,"result_sha256":`) || !d.exactViewPtr(r, &a.ResultSHA256, sha) {
 		return false
 	}
 	// The explanation members, each optional, in the writer's order.

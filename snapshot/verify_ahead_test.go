@@ -55,7 +55,8 @@ func TestObservationsAhead(t *testing.T) {
 				n := 0
 				err := each(func(o Observation) error {
 					n++
-					seen = append(seen, o.TrialID)
+					// Kept past fn: a copy (readObservationsAhead).
+					seen = append(seen, strings.Clone(o.TrialID))
 					if n == tt.failAt {
 						return errors.New("refused")
 					}
@@ -124,7 +125,7 @@ func TestObservationsAheadLines(t *testing.T) {
 			c := &capture{}
 			a := readObservationsAhead(dir, c)
 			var got []string
-			gerr := a.each(func(o Observation) error { got = append(got, o.TrialID); return nil })
+			gerr := a.each(func(o Observation) error { got = append(got, strings.Clone(o.TrialID)); return nil })
 			a.stop()
 			if !slices.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
 				t.Fatalf("ahead: %d observations, %v; ReadObservations: %d, %v", len(got), gerr, len(want), werr)
