@@ -5,6 +5,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
 // The exact reader takes an observation line only in the very form
@@ -52,10 +54,7 @@ func (r *exactReader) str() ([]byte, bool) {
 		return nil, false
 	}
 	start := r.i + 1
-	j := start
-	for j < len(r.b) && plain[r.b[j]] {
-		j++
-	}
+	j := start + jcs.PlainLen(r.b[start:])
 	if j < len(r.b) && r.b[j] == '"' {
 		r.i = j + 1
 		r.inLine = true
