@@ -151,9 +151,10 @@ func TestObservationsAheadLines(t *testing.T) {
 // round preimage built beside each chunk must be what the tally builds.
 func TestObservationsAheadArena(t *testing.T) {
 	rich := richObservations()
+	// Four times the chunks that can be in flight: chunks come back.
 	var b []byte
 	n := 0
-	for chunk := 0; len(b) < 5*aheadBytes; chunk++ {
+	for chunk := 0; len(b) < 4*(aheadChunks+2)*aheadBytes; chunk++ {
 		for i, o := range rich {
 			o.TrialID, o.Repeat = TrialID(o.Task, n), n
 			if (chunk+i)%3 == 0 {
