@@ -5,8 +5,6 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
-
-	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
 // The exact reader takes an observation line only in the very form
@@ -54,7 +52,10 @@ func (r *exactReader) str() ([]byte, bool) {
 		return nil, false
 	}
 	start := r.i + 1
-	j := start + jcs.PlainLen(r.b[start:])
+	j := start
+	for j < len(r.b) && plain[r.b[j]] {
+		j++
+	}
 	if j < len(r.b) && r.b[j] == '"' {
 		r.i = j + 1
 		r.inLine = true

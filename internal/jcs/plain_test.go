@@ -15,9 +15,8 @@ func plainLenBytewise(s string) int {
 	return len(s)
 }
 
-// TestPlainLen: every byte value, at every position of a word and past
-// the last whole word, stops the plain prefix exactly where a byte by
-// byte scan stops it.
+// TestPlainLen: every byte value, at any of twenty positions, stops the
+// plain prefix exactly where the comparisons stop it.
 func TestPlainLen(t *testing.T) {
 	for c := 0; c < 256; c++ {
 		for n := 0; n < 20; n++ {
@@ -45,16 +44,16 @@ func FuzzPlainLen(f *testing.F) {
 	})
 }
 
-// BenchmarkPlainLen scans a SHA-256 digest in hex, as PlainLen and as a
-// byte by byte scan.
+// BenchmarkPlainLen scans a SHA-256 digest in hex, as PlainLen and as
+// the four comparisons a byte AppendString made.
 func BenchmarkPlainLen(b *testing.B) {
 	s := []byte(strings.Repeat("b4cb88b99d42cf07", 4) + `"`)
-	b.Run("words", func(b *testing.B) {
+	b.Run("table", func(b *testing.B) {
 		for b.Loop() {
 			PlainLen(s)
 		}
 	})
-	b.Run("bytes", func(b *testing.B) {
+	b.Run("comparisons", func(b *testing.B) {
 		for b.Loop() {
 			plainLenBytewise(string(s))
 		}
