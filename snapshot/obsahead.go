@@ -35,6 +35,11 @@ type observationsAhead struct {
 	// whole is called by each when every line was decoded and handed
 	// over without an error (the capture's digest is then complete).
 	whole func()
+	// preimage, when set before each, is given each chunk's lines of the
+	// round preimage (appendRoundAttempts of its observations, built by
+	// the decoders side by side) before its observations are handed
+	// over: the one consumer then only hashes them (tally.prehashed).
+	preimage func([]byte)
 }
 
 // obsChunk is whole consecutive lines, read straight into buf.
@@ -43,6 +48,8 @@ type obsChunk struct {
 	spans   []span // each line in buf, without its line end
 	first   int    // line number of the first line, from 1
 	obs     []Observation
+	pre     []byte        // appendRoundAttempts of obs, in order
+	arena   obsArena      // the blocks obs point into, under reuse
 	err     error         // the decode error that ends the chunk, with its line
 	decoded chan struct{} // closed when obs and err are set
 }
@@ -65,7 +72,14 @@ const (
 // readObservationsAhead starts reading dir's observations.jsonl ahead;
 // with a capture, the bytes read are hashed (and kept, for Open) as
 // capture.readObservations does.
+//
+// Unless the capture has a Visit (which may keep the observations it is
+// handed), what each hands over is valid only until fn returns: the
+// members that are pointers or slices point into the arena of their
+// chunk, and the trial ID and result digests view the chunk's bytes
+// (obsDecoder.view), both of which the chunk's next lines write over.
 func readObservationsAhead(dir string, c *capture) *observationsAhead {
+	reuse := c == nil || c.visit == nil
 	workers := min(max(runtime.GOMAXPROCS(0), 1), 8)
 	a := &observationsAhead{
 		order: make(chan *obsChunk, aheadChunks),
@@ -109,7 +123,15 @@ func readObservationsAhead(dir string, c *capture) *observationsAhead {
 					return
 				default:
 				}
+				if reuse {
+					d.obsArena = ch.arena
+					d.reuse = true
+					d.reset()
+				}
 				ch.decode(d)
+				if reuse {
+					ch.arena = d.obsArena
+				}
 				close(ch.decoded)
 			}
 		}()
@@ -156,7 +178,7 @@ func (a *observationsAhead) cut(r io.Reader, w io.Writer, work chan<- *obsChunk)
 		if ch == nil {
 			select {
 			case ch = <-a.free:
-				ch.buf, ch.spans, ch.obs, ch.err = ch.buf[:0], ch.spans[:0], ch.obs[:0], nil
+				ch.buf, ch.spans, ch.obs, ch.pre, ch.err = ch.buf[:0], ch.spans[:0], ch.obs[:0], ch.pre[:0], nil
 			default:
 				ch = &obsChunk{spans: make([]span, 0, aheadBatch), obs: make([]Observation, 0, aheadBatch)}
 			}
@@ -250,6 +272,7 @@ func (ch *obsChunk) decode(d *obsDecoder) {
 			ch.err = fmt.Errorf("%s:%d: %w", ObservationsFile, ch.first+i, err)
 			return
 		}
+		ch.pre = appendRoundAttempts(ch.pre, &ch.obs[i])
 	}
 }
 
@@ -265,6 +288,9 @@ func (a *observationsAhead) each(fn func(Observation) error) error {
 		case <-ch.decoded:
 		case <-a.done:
 			return errStopped
+		}
+		if a.preimage != nil {
+			a.preimage(ch.pre)
 		}
 		for _, o := range ch.obs {
 			line++

@@ -25,24 +25,70 @@ import (
 // so it reuses strings it has made and hands out pointers from shared
 // blocks: a line costs a few allocations instead of twenty.
 type obsDecoder struct {
-	sc     jsonscan.Decoder
-	words  map[string]string // interned short values, at most maxWords
-	task   string            // the last line's task
-	check  string            // the last line's task checksum
-	strs   []string          // block the *string members point into
-	floats []float64         // block the *float64 members point into
-	outs   []AttemptOutcome  // block the lines' AttemptOutcomes are cut from
-	tmp    []AttemptOutcome  // one line's outcomes while they are read
+	sc    jsonscan.Decoder
+	words map[string]string // interned short values, at most maxWords
+	task  string            // the last line's task
+	check string            // the last line's task checksum
+	tmp   []AttemptOutcome  // one line's outcomes while they are read
+	obsArena
 
-	// The exact reader's position and scratch (obsexact.go), and the
-	// blocks it hands explanation members out from.
+	// The exact reader's position and scratch (obsexact.go).
 	exactReader
-	recent    [16]string // recently interned words, by a hash of a few bytes
+	recent [16]string // recently interned words, by a hash of a few bytes
+}
+
+// obsArena is the blocks a decoder hands the members that are pointers
+// or slices out from. A decoder keeps its own, and a new block is made
+// when one is full, so what it handed out stays valid however long the
+// caller keeps it. When nothing decoded is kept past its chunk (Verify;
+// see observationsAhead), each chunk lends its arena instead (reuse):
+// the blocks are then written over by the chunk's next lines, and a full
+// one is replaced by one twice its size, so the arena soon holds a whole
+// chunk and lines are decoded without allocating.
+type obsArena struct {
+	strs      []string         // block the *string members point into
+	floats    []float64        // block the *float64 members point into
+	outs      []AttemptOutcome // block the lines' AttemptOutcomes are cut from
 	ints      []int64
 	timings   []Timing
 	usages    []Usage
 	agents    []Agent
 	verifiers []VerifierOutput
+	reuse     bool
+}
+
+// reset empties the arena's blocks for a chunk's lines, keeping them.
+func (a *obsArena) reset() {
+	a.strs, a.floats, a.outs, a.ints = a.strs[:0], a.floats[:0], a.outs[:0], a.ints[:0]
+	a.timings, a.usages, a.agents, a.verifiers = a.timings[:0], a.usages[:0], a.agents[:0], a.verifiers[:0]
+}
+
+// slot hands out the next element of the block *blk (of size elements,
+// when one is made; twice the full one's under reuse), set to v.
+func slot[T any](blk *[]T, size int, reuse bool, v T) *T {
+	if len(*blk) == cap(*blk) {
+		if reuse {
+			size = max(size, 2*cap(*blk))
+		}
+		*blk = make([]T, 0, size)
+	}
+	*blk = append(*blk, v)
+	return &(*blk)[len(*blk)-1]
+}
+
+// cutOutcomes copies a line's outcomes into the block and returns them.
+func (a *obsArena) cutOutcomes(tmp []AttemptOutcome) []AttemptOutcome {
+	n := len(tmp)
+	if cap(a.outs)-len(a.outs) < n || a.outs == nil {
+		size := max(blockLen, n)
+		if a.reuse {
+			size = max(size, 2*cap(a.outs))
+		}
+		a.outs = make([]AttemptOutcome, 0, size)
+	}
+	i := len(a.outs)
+	a.outs = append(a.outs, tmp...)
+	return a.outs[i : i+n : i+n]
 }
 
 // maxWords bounds the interned values, so a file of distinct reasons
@@ -165,11 +211,7 @@ func (d *obsDecoder) strPtr(dst **string, prev string, intern bool) bool {
 	case k != jsonscan.String:
 		return false
 	}
-	if len(d.strs) == cap(d.strs) {
-		d.strs = make([]string, 0, blockLen)
-	}
-	d.strs = append(d.strs, d.str(prev, intern))
-	*dst = &d.strs[len(d.strs)-1]
+	*dst = slot(&d.strs, blockLen, d.reuse, d.str(prev, intern))
 	return true
 }
 
@@ -223,11 +265,7 @@ func (d *obsDecoder) floatPtr(dst **float64) bool {
 	if err != nil {
 		return false
 	}
-	if len(d.floats) == cap(d.floats) {
-		d.floats = make([]float64, 0, blockLen)
-	}
-	d.floats = append(d.floats, f)
-	*dst = &d.floats[len(d.floats)-1]
+	*dst = slot(&d.floats, blockLen, d.reuse, f)
 	return true
 }
 
@@ -330,13 +368,7 @@ func (d *obsDecoder) outcomes(dst *[]AttemptOutcome, sha string) bool {
 	if !d.next(jsonscan.EndArray) {
 		return false
 	}
-	n := len(d.tmp)
-	if cap(d.outs)-len(d.outs) < n || d.outs == nil {
-		d.outs = make([]AttemptOutcome, 0, max(blockLen, n))
-	}
-	i := len(d.outs)
-	d.outs = append(d.outs, d.tmp...)
-	*dst = d.outs[i : i+n : i+n]
+	*dst = d.cutOutcomes(d.tmp)
 	return true
 }
 

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The exact reader takes an observation line only in the very form
@@ -22,6 +23,7 @@ type exactReader struct {
 	b       []byte
 	i       int
 	scratch []byte // an unescaped string
+	inLine  bool   // the last string str returned is bytes of the line
 }
 
 // lit consumes s if the line goes on with it.
@@ -56,8 +58,10 @@ func (r *exactReader) str() ([]byte, bool) {
 	}
 	if j < len(r.b) && r.b[j] == '"' {
 		r.i = j + 1
+		r.inLine = true
 		return r.b[start:j], true
 	}
+	r.inLine = false
 	return r.unescape(start, j)
 }
 
@@ -253,7 +257,7 @@ func (d *obsDecoder) exact(line []byte, o *Observation) bool {
 	if s, ok = r.str(); !ok {
 		return false
 	}
-	o.TrialID = string(s)
+	o.TrialID = d.view(s)
 	if !r.lit(`,"task":`) {
 		return false
 	}
@@ -281,7 +285,7 @@ func (d *obsDecoder) exact(line []byte, o *Observation) bool {
 		return false
 	}
 	e := &o.Evidence
-	if !r.lit(`,"evidence":{"result_sha256":`) || !d.exactStrPtr(r, &e.ResultSHA256, "", false) {
+	if !r.lit(`,"evidence":{"result_sha256":`) || !d.exactViewPtr(r, &e.ResultSHA256, "") {
 		return false
 	}
 	if !r.lit(`,"task_checksum":`) || !d.exactStrPtr(r, &e.TaskChecksum, d.check, false) {
@@ -344,11 +348,38 @@ func (d *obsDecoder) exactStrPtr(r *exactReader, dst **string, prev string, inte
 	if !ok {
 		return false
 	}
-	if len(d.strs) == cap(d.strs) {
-		d.strs = make([]string, 0, blockLen)
+	*dst = slot(&d.strs, blockLen, d.reuse, d.share(s, prev, intern))
+	return true
+}
+
+// view is the string s, a string of the line str just read: under
+// reuse, when s is bytes of the line itself, it is viewed without a copy
+// (nothing decoded is kept past its chunk, whose bytes it views); else
+// copied. Only values no later line is compared with are viewed (trial
+// IDs, result digests): the words and the last task and checksum, which
+// outlive their chunk, are always copies.
+func (d *obsDecoder) view(s []byte) string {
+	if !d.reuse || !d.inLine || len(s) == 0 {
+		return string(s)
 	}
-	d.strs = append(d.strs, d.share(s, prev, intern))
-	*dst = &d.strs[len(d.strs)-1]
+	return unsafe.String(unsafe.SliceData(s), len(s))
+}
+
+// exactViewPtr is exactStrPtr for a string that is viewed (view) unless
+// it equals prev.
+func (d *obsDecoder) exactViewPtr(r *exactReader, dst **string, prev string) bool {
+	if r.null() {
+		return true
+	}
+	s, ok := r.str()
+	if !ok {
+		return false
+	}
+	v := prev
+	if string(s) != prev {
+		v = d.view(s)
+	}
+	*dst = slot(&d.strs, blockLen, d.reuse, v)
 	return true
 }
 
@@ -361,11 +392,7 @@ func (d *obsDecoder) exactFloatPtr(r *exactReader, dst **float64) bool {
 	if !ok {
 		return false
 	}
-	if len(d.floats) == cap(d.floats) {
-		d.floats = make([]float64, 0, blockLen)
-	}
-	d.floats = append(d.floats, f)
-	*dst = &d.floats[len(d.floats)-1]
+	*dst = slot(&d.floats, blockLen, d.reuse, f)
 	return true
 }
 
@@ -378,23 +405,8 @@ func (d *obsDecoder) exactInt64Ptr(r *exactReader, dst **int64) bool {
 	if !ok {
 		return false
 	}
-	if len(d.ints) == cap(d.ints) {
-		d.ints = make([]int64, 0, blockLen)
-	}
-	d.ints = append(d.ints, int64(n))
-	*dst = &d.ints[len(d.ints)-1]
+	*dst = slot(&d.ints, blockLen, d.reuse, int64(n))
 	return true
-}
-
-// fromBlock hands out a zero T from the block *blk, refilled when used
-// up: one allocation for many explanation members.
-func fromBlock[T any](blk *[]T) *T {
-	if len(*blk) == 0 {
-		*blk = make([]T, blockLen/4)
-	}
-	p := &(*blk)[0]
-	*blk = (*blk)[1:]
-	return p
 }
 
 // exactOutcomes reads an array of attempt outcomes into a slice cut from
@@ -418,13 +430,7 @@ func (d *obsDecoder) exactOutcomes(r *exactReader, dst *[]AttemptOutcome, sha st
 			}
 		}
 	}
-	n := len(d.tmp)
-	if cap(d.outs)-len(d.outs) < n || d.outs == nil {
-		d.outs = make([]AttemptOutcome, 0, max(blockLen, n))
-	}
-	i := len(d.outs)
-	d.outs = append(d.outs, d.tmp...)
-	*dst = d.outs[i : i+n : i+n]
+	*dst = d.cutOutcomes(d.tmp)
 	return true
 }
 
@@ -460,7 +466,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 	if a.Retry, ok = r.integer(); !ok || !d.exactVerdict(r, &a.Status, &a.Reason, &a.Reward, &a.ExceptionType) {
 		return false
 	}
-	if !r.lit(`,"result_sha256":`) || !d.exactStrPtr(r, &a.ResultSHA256, sha, false) {
+	if !r.lit(`,"result_sha256":`) || !d.exactViewPtr(r, &a.ResultSHA256, sha) {
 		return false
 	}
 	// The explanation members, each optional, in the writer's order.
@@ -471,7 +477,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		a.Detail = string(s)
 	}
 	if r.lit(`,"timing":{"environment_setup_sec":`) {
-		t := fromBlock(&d.timings)
+		t := slot(&d.timings, blockLen/4, d.reuse, Timing{})
 		a.Timing = t
 		if !d.exactFloatPtr(r, &t.EnvironmentSetup) ||
 			!r.lit(`,"agent_setup_sec":`) || !d.exactFloatPtr(r, &t.AgentSetup) ||
@@ -481,7 +487,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"usage":{"input_tokens":`) {
-		u := fromBlock(&d.usages)
+		u := slot(&d.usages, blockLen/4, d.reuse, Usage{})
 		a.Usage = u
 		if !d.exactInt64Ptr(r, &u.InputTokens) ||
 			!r.lit(`,"cache_tokens":`) || !d.exactInt64Ptr(r, &u.CacheTokens) ||
@@ -491,7 +497,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"agent":{"name":`) {
-		ag := fromBlock(&d.agents)
+		ag := slot(&d.agents, blockLen/4, d.reuse, Agent{})
 		a.Agent = ag
 		if s, ok = r.str(); !ok {
 			return false
@@ -502,7 +508,7 @@ func (d *obsDecoder) exactOutcome(r *exactReader, a *AttemptOutcome, sha string)
 		}
 	}
 	if r.lit(`,"verifier":{"source":`) {
-		v := fromBlock(&d.verifiers)
+		v := slot(&d.verifiers, blockLen/4, d.reuse, VerifierOutput{})
 		a.Verifier = v
 		if s, ok = r.str(); !ok {
 			return false

@@ -182,18 +182,14 @@ type capture struct {
 	obs     *spool
 	obsSum  string // set only when observations.jsonl was read to its end
 
-	// streamed (OpenTrials): plan.json is not kept in plan (only in
-	// planMem when small, for the second walk of its trials), and its
-	// trials tallied as a stream and handed to visit with their
-	// observations (obs is nil: nothing is kept); trialsAt is the span of
-	// the trials array, head the plan without them (headJSON while read),
-	// visitErr the error visit returned, which ends the reading.
+	// streamed (OpenTrials): plan.json is not kept in plan (it is read
+	// once, planStream), and its trials tallied as a stream and handed to
+	// visit with their observations (obs is nil: nothing is kept); head is
+	// the plan without its trials, visitErr the error visit returned,
+	// which ends the reading.
 	streamed bool
 	manifest *Manifest
-	planMem  []byte
-	trialsAt [2]int64
 	head     PlanSummary
-	headJSON []byte
 	visit    Visit
 	visitErr error
 	// traj are the trajectory files foldStreamed read and verified

@@ -12,18 +12,12 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 
 	"github.com/tuneplane/tpctl/internal/jcs"
 	"github.com/tuneplane/tpctl/internal/safefs"
 )
-
-// planHeld is how many bytes of plan.json OpenTrials keeps in memory
-// for its second walk of the plan's trials; a larger plan is read from
-// its file a second time, and must hash the same again (it is the plan
-// the first read checked), so memory stays flat however many trials the
-// round has. A variable so tests can exercise the second read.
-var planHeld = 1 << 20
 
 // PlannedTrial is one planned trial with its observation, nil when the
 // trial has no attempt (missing).
@@ -168,22 +162,22 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 		ps.add(code, file, "%v", err)
 		return nil
 	}
-	planDigest, err := c.readPlan(dir)
+	plan, err := openPlan(dir)
 	if err != nil {
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
+	defer plan.close()
 	var p planHead
-	if err := decodePlanHead(c.headJSON, &p); err != nil {
+	if err := decodePlanHead(plan.provisionalHead(), &p); err != nil {
 		return fail(ProblemPlanInvalid, PlanFile, fmt.Errorf("plan does not have the import-plan shape: %w", err))
 	}
-	c.headJSON = nil
 	sd, err := SettingsDigest(p.Protocol.EnvironmentDigest, p.Protocol.HarnessDigest, p.Settings)
 	if err != nil {
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
 	c.head = p.PlanSummary
 	c.head.Trials = nil
-	t := newStreamTally(p.PlanSummary, planDigest, sd, outcomeRules)
+	t := newStreamTally(p.PlanSummary, "", sd, outcomeRules)
 	// The trials with a trajectory, from the listed files (each checked
 	// against its SHA-256; verification checks the rest).
 	traj := map[string]bool{}
@@ -201,12 +195,8 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 			traj[f.TrialID] = true
 		}
 	}
-	trials, reread, err := c.planTrials(dir)
-	if err != nil {
-		return fail(ProblemPlanInvalid, PlanFile, err)
-	}
-	defer reread.close()
-	keys := newKeyWalk(trials)
+	keys := newKeyWalk(plan)
+	keys.tail = true
 	var pending *trialKey
 	var k trialKey
 	visit := func(key *trialKey, o *Observation) error {
@@ -255,6 +245,7 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 	// (Verify) nothing is kept.
 	var block []Observation
 	var cur Observation
+	prehash(t, obs)
 	if err := obs.each(func(v Observation) error {
 		cur = v
 		o := &cur
@@ -293,139 +284,139 @@ func (c *capture) foldStreamed(dir, outcomeRules string, obs *observationsAhead,
 		}
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
-	if err := reread.check(c.planSum); err != nil {
+	// The plan as a whole: what follows the trials array, and the head
+	// the tally took, which must be the plan's.
+	tail, err := keys.rest(maxPlanHead)
+	if err != nil {
+		return fail(ProblemPlanInvalid, PlanFile, err)
+	}
+	if t.planDigest, c.planSum, err = plan.finish(tail, &p); err != nil {
 		return fail(ProblemPlanInvalid, PlanFile, err)
 	}
 	return t
 }
 
-// planTrials is a reader of the plan's trials array for the second walk:
-// from memory when readPlan kept the plan, else from the file again,
-// whose every byte the returned planReread hashes.
-func (c *capture) planTrials(dir string) (io.Reader, *planReread, error) {
-	if c.planMem != nil {
-		return bytes.NewReader(c.planMem[c.trialsAt[0]:c.trialsAt[1]]), nil, nil
-	}
+// planStream is the one read of a plan.json in the canonical form a
+// streamed read takes, hashing every byte as it passes: openPlan reads
+// the plan's head up to its trials array (planSpan finds it), the
+// keyWalk reads the array from the planStream and the rest after it
+// (keyWalk.rest), and finish checks the whole. Memory holds the head,
+// never the trials, however many the round has.
+type planStream struct {
+	f      *os.File
+	r      io.Reader // the file, capped at MaxPlanSize+1 bytes
+	canon  *holdBack // every byte but the last, and the last held
+	size   int64
+	prefix []byte // the bytes before the trials array
+	body   []byte // bytes read after prefix, not yet handed on
+}
+
+var errNotStreamable = errors.New("not in the canonical form a streamed read takes")
+
+// planBlock is how much openPlan reads at a time; a variable so tests
+// can cut a plan's head across many reads.
+var planBlock = 64 << 10
+
+// openPlan opens dir's plan.json and reads it up to its trials array.
+func openPlan(dir string) (*planStream, error) {
 	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot be read: %w", err)
+		return nil, fmt.Errorf("cannot be read: %w", err)
 	}
-	r := &planReread{f: f, h: sha256.New()}
-	if _, err := io.CopyN(r.h, f, c.trialsAt[0]); err != nil {
-		f.Close()
-		return nil, nil, fmt.Errorf("cannot be read: %w", err)
-	}
-	return io.TeeReader(io.LimitReader(f, c.trialsAt[1]-c.trialsAt[0]), r.h), r, nil
-}
-
-// planReread is the second read of a plan.json too large to keep: what
-// the walk read of it, and then the rest, must hash as the first read
-// did, else the plan changed in between (and the walk's trials are not
-// the checked plan's).
-type planReread struct {
-	f *os.File
-	h hash.Hash
-}
-
-// check reads the rest of the file after a whole walk and compares its
-// SHA-256 with sum, the first read's; nil for a plan kept in memory.
-func (r *planReread) check(sum string) error {
-	if r == nil {
-		return nil
-	}
-	if _, err := io.Copy(r.h, io.LimitReader(r.f, MaxPlanSize+1)); err != nil {
-		return fmt.Errorf("cannot be read: %w", err)
-	}
-	if hex.EncodeToString(r.h.Sum(nil)) != sum {
-		return errors.New("changed while it was read")
-	}
-	return nil
-}
-
-func (r *planReread) close() {
-	if r != nil {
-		r.f.Close()
-	}
-}
-
-// readPlan reads plan.json once, hashing it as it passes, finds the span
-// of its trials array (c.trialsAt, by planSpan) and keeps the rest of the
-// plan as c.headJSON with the array left empty; a plan of at most
-// planHeld bytes is kept whole (c.planMem) for the walk of its trials,
-// a larger one is read again (planTrials). The plan must be canonical
-// JSON and a newline (the head is checked here, the trials by keyWalk as
-// they are read); its canonical digest is returned.
-func (c *capture) readPlan(dir string) (string, error) {
-	f, err := safefs.OpenRegular(filepath.Join(dir, PlanFile))
-	if err != nil {
-		return "", fmt.Errorf("cannot be read: %w", err)
-	}
-	defer f.Close()
-	canon := &holdBack{h: sha256.New()}
+	p := &planStream{f: f, r: io.LimitReader(f, MaxPlanSize+1), canon: &holdBack{h: sha256.New()}}
 	span := newPlanSpan()
-	r := io.LimitReader(f, MaxPlanSize+1)
-	buf := make([]byte, 256<<10)
-	// head and tail are the bytes before and after the trials array; mem
-	// every byte, while there are at most planHeld.
-	var head, tail, mem []byte
-	var size int64
+	span.head = true
+	buf := make([]byte, planBlock)
 	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			p := buf[:n]
-			canon.Write(p)
-			span.feed(p)
-			lo, hi := size, size+int64(n)
-			if hs := hi; span.start < 0 || span.start > lo {
-				if span.start >= 0 {
-					hs = span.start
-				}
-				head = append(head, p[:hs-lo]...)
-			}
-			if span.end >= 0 && hi > max(lo, span.end) {
-				tail = append(tail, p[max(lo, span.end)-lo:]...)
-			}
-			if hi <= int64(planHeld) {
-				mem = append(mem, p...)
-			} else {
-				mem = nil
-			}
-			size = hi
-			if len(head)+len(tail) > maxPlanHead || span.bad {
-				return "", errors.New("not in the canonical form a streamed read takes")
-			}
+		n, err := p.read(buf)
+		from := span.off
+		span.feed(buf[:n])
+		if span.bad {
+			p.close()
+			return nil, errNotStreamable
 		}
-		if err == io.EOF {
-			break
+		if span.start >= 0 {
+			at := int(span.start - from)
+			p.prefix = append(p.prefix, buf[:at]...)
+			p.body = buf[at:n]
+			return p, nil
+		}
+		p.prefix = append(p.prefix, buf[:n]...)
+		if len(p.prefix) > maxPlanHead || err == io.EOF {
+			p.close()
+			return nil, errNotStreamable
 		}
 		if err != nil {
-			return "", err
+			p.close()
+			return nil, fmt.Errorf("cannot be read: %w", err)
 		}
 	}
-	notStreamable := errors.New("not in the canonical form a streamed read takes")
-	if span.bad || span.start < 0 || span.end < 0 || size > MaxPlanSize || !canon.has || canon.last != '\n' || span.closed != size-1 {
-		return "", notStreamable
+}
+
+// read reads the file on, hashing what it reads.
+func (p *planStream) read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.canon.Write(b[:n])
+		p.size += int64(n)
 	}
-	c.trialsAt = [2]int64{span.start, span.end}
-	c.planMem = mem
-	head = append(append(head, "[]"...), tail[:len(tail)-1]...)
+	return n, err
+}
+
+// Read hands on the plan from its trials array.
+func (p *planStream) Read(b []byte) (int, error) {
+	if len(p.body) > 0 {
+		n := copy(b, p.body)
+		p.body = p.body[n:]
+		return n, nil
+	}
+	return p.read(b)
+}
+
+func (p *planStream) close() { p.f.Close() }
+
+// provisionalHead is the plan's head as far as it is known before the
+// trials are read: the members before them, the array left empty, and
+// the object closed. finish checks that the members after the trials
+// change nothing decoded from it.
+func (p *planStream) provisionalHead() []byte {
+	return append(slices.Clip(p.prefix), "[]}"...)
+}
+
+// finish takes tail, the bytes after the trials array to the end of the
+// file, all read. The plan must then be canonical JSON and a newline: its
+// head (the plan with the array emptied) canonical, as keyWalk found every
+// trial, and the head decoding as provisional did (a member after the
+// trials that encoding/json takes for a field of the head would change
+// it). It returns the plan's canonical digest and its file's SHA-256.
+func (p *planStream) finish(tail []byte, provisional *planHead) (canonDigest, fileSum string, err error) {
+	if p.size > MaxPlanSize || len(p.body) > 0 || !p.canon.has || p.canon.last != '\n' || len(tail) == 0 || tail[len(tail)-1] != '\n' {
+		return "", "", errNotStreamable
+	}
+	head := append(append(slices.Clip(p.prefix), "[]"...), tail[:len(tail)-1]...)
 	if got, err := jcs.Canonical(head); err != nil || !bytes.Equal(got, head) {
-		return "", notStreamable
+		return "", "", errNotStreamable
 	}
-	c.headJSON = head
+	var h planHead
+	if err := decodePlanHead(head, &h); err != nil {
+		return "", "", errNotStreamable
+	}
+	h.Trials, provisional.Trials = nil, nil
+	if !reflect.DeepEqual(h, *provisional) {
+		return "", "", errNotStreamable
+	}
 	// The canonical digest is over every byte but the newline, the file's
 	// over all of them: the state is cloned rather than hashing twice.
-	state, err := canon.h.(encoding.BinaryMarshaler).MarshalBinary()
+	state, err := p.canon.h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	file := sha256.New()
 	if err := file.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
-		return "", err
+		return "", "", err
 	}
 	file.Write([]byte{'\n'})
-	c.planSum = hex.EncodeToString(file.Sum(nil))
-	return hex.EncodeToString(canon.h.Sum(nil)), nil
+	return hex.EncodeToString(p.canon.h.Sum(nil)), hex.EncodeToString(file.Sum(nil)), nil
 }
 
 // maxPlanHead bounds the bytes of a plan outside its trials array that a

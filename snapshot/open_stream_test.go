@@ -70,16 +70,16 @@ func heldTrials(t *testing.T, dir string) ([]PlannedTrial, *Snapshot) {
 
 // TestOpenTrials: a plan in tpctl's canonical form is verified in one
 // read that hands every planned trial with its observation to the Visit,
-// missing ones included, exactly as Open's Trials gives them, whether the
-// plan is kept in memory or in a temporary file for its second walk.
+// missing ones included, exactly as Open's Trials gives them, however
+// the reads cut the plan's head.
 func TestOpenTrials(t *testing.T) {
 	if strings.Count(sortedPlan, `"task"`) != 4 || sortedPlan == testPlan {
 		t.Fatal("sortedPlan did not replace the trials")
 	}
-	for _, held := range []int{planHeld, 10} {
-		t.Run(map[bool]string{true: "memory", false: "file"}[held > 10], func(t *testing.T) {
-			defer func(n int) { planHeld = n }(planHeld)
-			planHeld = held
+	for _, block := range []int{planBlock, 7} {
+		t.Run(fmt.Sprintf("block=%d", block), func(t *testing.T) {
+			defer func(n int) { planBlock = n }(planBlock)
+			planBlock = block
 			t.Setenv("TMPDIR", t.TempDir())
 			dir := writeWithPlan(t, sortedPlan)
 			want, hs := heldTrials(t, dir)
@@ -333,19 +333,19 @@ func TestKeyWalkCanonical(t *testing.T) {
 }
 
 // TestVerifyStreamed: Verify of a snapshot whose plan is in the form
-// tpctl writes takes the single streamed read, also when the plan is
-// kept in a temporary file while it is read (removed after), and gives
-// the report the held read gives; a plan in another form verifies too
+// tpctl writes takes the single streamed read, however the reads cut the
+// plan's head, leaves no temporary file, and gives the report the held
+// read gives; a plan in another form verifies too
 // (the held read decides).
 func TestVerifyStreamed(t *testing.T) {
-	for _, held := range []int{planHeld, 10} {
+	for _, block := range []int{planBlock, 7} {
 		for name, plan := range map[string]string{"canonical": sortedPlan, "unsorted": testPlan} {
-			t.Run(fmt.Sprintf("%s/held=%d", name, held), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/block=%d", name, block), func(t *testing.T) {
 				dir := writeWithPlan(t, plan)
 				tmp := t.TempDir()
 				t.Setenv("TMPDIR", tmp)
-				defer func(n int) { planHeld = n }(planHeld)
-				planHeld = held
+				defer func(n int) { planBlock = n }(planBlock)
+				planBlock = block
 				got, err := Verify(dir)
 				if err != nil || !got.OK {
 					t.Fatalf("Verify: %+v, %v", got, err)

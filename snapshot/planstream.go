@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 
@@ -11,13 +12,14 @@ import (
 )
 
 // The streamed read of a canonical plan (OpenTrials, Verify) goes over
-// the plan's bytes twice, each time at about the speed of hashing them:
-// planSpan finds the top-level trials array while the plan is hashed and
-// kept, and keyWalk reads the trials from the kept array. Neither parses
-// what it need not: the plan is canonical as a whole when its head (the
-// plan with the array emptied) is, which readPlan checks, and every trial
-// is, which keyWalk checks trial by trial, most of them by matching the
-// exact form tpctl writes.
+// the plan's bytes once, at about the speed of hashing them: planSpan
+// finds where the top-level trials array starts as the plan's head is
+// read (openPlan), keyWalk reads the trials from there in lockstep with
+// the observations, and what follows the array is read last. Neither
+// parses what it need not: the plan is canonical as a whole when its head
+// (the plan with the array emptied) is, which planStream.finish checks,
+// and every trial is, which keyWalk checks trial by trial, most of them
+// by matching the exact form tpctl writes.
 
 // planSpan is a lexer of JSON without insignificant whitespace (the
 // canonical form): it follows strings, escapes and nesting to find the
@@ -41,13 +43,14 @@ type planSpan struct {
 	closed     int64 // offset just past the top-level object; -1 before
 	bad        bool  // not the form a streamed read takes
 	one        bool  // stop at the end of the first value (keyWalk's use)
+	head       bool  // stop where the trials array starts (openPlan's use)
 }
 
 func newPlanSpan() *planSpan { return &planSpan{start: -1, end: -1, closed: -1} }
 
 // feed lexes the next bytes of the plan.
 func (s *planSpan) feed(p []byte) {
-	for i := 0; i < len(p) && !s.bad && (!s.one || s.closed < 0); i++ {
+	for i := 0; i < len(p) && !s.bad && (!s.one || s.closed < 0) && (!s.head || s.start < 0); i++ {
 		c := p[i]
 		if s.inStr {
 			if s.esc {
@@ -160,6 +163,9 @@ type keyWalk struct {
 	lastTask string
 	started  bool
 	done     bool
+	// tail: the reader goes on after the array (the rest of the plan,
+	// for rest); else the array must be all it holds.
+	tail bool
 }
 
 func newKeyWalk(r io.Reader) *keyWalk { return &keyWalk{r: r} }
@@ -249,10 +255,31 @@ func (w *keyWalk) next() (t trialKey, ok bool, err error) {
 func (w *keyWalk) end(n int) error {
 	w.done = true
 	w.pos += n
+	if w.tail {
+		return w.err
+	}
 	if w.fill(1) || w.err != nil {
 		return errors.Join(errNotCanonical, w.err)
 	}
 	return nil
+}
+
+// rest reads what follows the array to the end of the reader, at most
+// max bytes, after the last trial (a tail walk).
+func (w *keyWalk) rest(max int) ([]byte, error) {
+	if !w.done || !w.tail {
+		return nil, errNotCanonical
+	}
+	b := slices.Clone(w.buf[w.pos:])
+	w.buf, w.pos = nil, 0
+	more, err := io.ReadAll(io.LimitReader(w.r, int64(max-len(b)+1)))
+	if err != nil {
+		return nil, fmt.Errorf("cannot be read: %w", err)
+	}
+	if b = append(b, more...); len(b) > max {
+		return nil, errNotCanonical
+	}
+	return b, nil
 }
 
 // otherTrial reads a trial not in the exact form from pos: its end

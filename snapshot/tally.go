@@ -32,9 +32,11 @@ type tally struct {
 	settings     string
 	outcomeRules string
 
-	attempts  hash.Hash // over the attempts stream
-	buf       []byte
-	nAttempts int
+	attempts hash.Hash // over the attempts stream
+	buf      []byte
+	// prehashed: the caller writes each observation's
+	// appendRoundAttempts to attempts itself, ahead of add.
+	prehashed bool
 	seen      int
 	next      int // index into keys of the next candidate trial
 	lastTask  string
@@ -305,6 +307,18 @@ func appendRoundAttempt(b []byte, trialID string, a AttemptOutcome) []byte {
 	return append(b, '}')
 }
 
+// appendRoundAttempts appends the lines of the round preimage's attempts
+// stream for one observation: each attempt by appendRoundAttempt and a
+// newline. (A reward that is not finite, which add refuses, has no
+// form; its line is left without one.)
+func appendRoundAttempts(b []byte, o *Observation) []byte {
+	for _, a := range o.AttemptOutcomes {
+		b = appendRoundAttempt(b, o.TrialID, a)
+		b = append(b, '\n')
+	}
+	return b
+}
+
 // isTrialID reports whether id is TrialID(task, repeat), without building
 // it: add runs once per observation.
 func isTrialID(id, task string, repeat int) bool {
@@ -352,11 +366,9 @@ func (t *tally) add(o *Observation) error {
 	}
 	o.Trainable = IsTrainable(t.plan.Trainable, t.plan.Split, o.Status)
 
-	for _, a := range o.AttemptOutcomes {
-		t.buf = appendRoundAttempt(t.buf[:0], o.TrialID, a)
-		t.buf = append(t.buf, '\n')
+	if !t.prehashed {
+		t.buf = appendRoundAttempts(t.buf[:0], o)
 		t.attempts.Write(t.buf)
-		t.nAttempts++
 	}
 	var task *taskTally
 	if t.stream != nil {

@@ -390,6 +390,7 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 			add(ProblemPlanInvalid, PlanFile, "%v", err)
 			return ps
 		}
+		prehash(t, obs)
 		if err := obs.each(func(o Observation) error { return check(t, &o) }); err != nil {
 			add(ProblemObservation, ObservationsFile, "%v", err)
 			return ps
@@ -464,6 +465,14 @@ func rederive(dir string, saved *Manifest, names []string, onDisk map[string]boo
 		add(ProblemFieldMismatch, ManifestFile, "%s is %s but recomputes to %s", field, got, exp)
 	})
 	return ps
+}
+
+// prehash has t take the round preimage of the observations from the
+// decoders of obs, which build it side by side, rather than build it
+// itself in add, one observation at a time.
+func prehash(t *tally, obs *observationsAhead) {
+	t.prehashed = true
+	obs.preimage = func(b []byte) { t.attempts.Write(b) }
 }
 
 func finish(r *VerifyReport) *VerifyReport {

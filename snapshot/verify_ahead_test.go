@@ -1,10 +1,12 @@
 package snapshot
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -53,7 +55,8 @@ func TestObservationsAhead(t *testing.T) {
 				n := 0
 				err := each(func(o Observation) error {
 					n++
-					seen = append(seen, o.TrialID)
+					// Kept past fn: a copy (readObservationsAhead).
+					seen = append(seen, strings.Clone(o.TrialID))
 					if n == tt.failAt {
 						return errors.New("refused")
 					}
@@ -122,7 +125,7 @@ func TestObservationsAheadLines(t *testing.T) {
 			c := &capture{}
 			a := readObservationsAhead(dir, c)
 			var got []string
-			gerr := a.each(func(o Observation) error { got = append(got, o.TrialID); return nil })
+			gerr := a.each(func(o Observation) error { got = append(got, strings.Clone(o.TrialID)); return nil })
 			a.stop()
 			if !slices.Equal(got, want) || fmt.Sprint(gerr) != fmt.Sprint(werr) {
 				t.Fatalf("ahead: %d observations, %v; ReadObservations: %d, %v", len(got), gerr, len(want), werr)
@@ -134,6 +137,89 @@ func TestObservationsAheadLines(t *testing.T) {
 				t.Errorf("captured SHA-256 %q, want %q", c.obsSum, wantSum)
 			} else if werr != nil && c.obsSum != "" {
 				t.Errorf("a file that did not read cleanly has a captured SHA-256 %q", c.obsSum)
+			}
+		})
+	}
+}
+
+// TestObservationsAheadArena: without a Visit the decoders write each
+// chunk's lines into the arena its last lines used; every observation
+// must still be exactly ReadObservations' when it is handed over, across
+// many chunks of lines with and without each pointer member, in the exact
+// form and others, and one
+// with a Visit must stay so after the whole file (nothing reused). The
+// round preimage built beside each chunk must be what the tally builds.
+func TestObservationsAheadArena(t *testing.T) {
+	rich := richObservations()
+	// Four times the chunks that can be in flight: chunks come back.
+	var b []byte
+	n := 0
+	for chunk := 0; len(b) < 4*(aheadChunks+2)*aheadBytes; chunk++ {
+		for i, o := range rich {
+			o.TrialID, o.Repeat = TrialID(o.Task, n), n
+			if (chunk+i)%3 == 0 {
+				o.Reward, o.AttemptOutcomes = nil, slices.Clone(o.AttemptOutcomes)
+				for j := range o.AttemptOutcomes {
+					o.AttemptOutcomes[j].Reward = nil
+				}
+			}
+			line, err := appendObservation(nil, &o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// Some lines in other forms: for the walker, and with an
+			// escape the exact reader unescapes.
+			switch {
+			case n%7 == 3:
+				line = bytes.Replace(line, []byte(`"repeat":`), []byte(`"repeat": `), 1)
+			case n%11 == 5:
+				line = bytes.Replace(line, []byte(`"trial_id":"`), []byte(`"trial_id":"\u0061`), 1)
+				line = bytes.Replace(line, []byte(`"task":"`), []byte(`"task":"a`), 1)
+			}
+			b = append(append(b, line...), '\n')
+			n++
+		}
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, ObservationsFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var want []Observation
+	if err := ReadObservations(dir, func(o Observation) error { want = append(want, o); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	var wantPre []byte
+	for i := range want {
+		wantPre = appendRoundAttempts(wantPre, &want[i])
+	}
+	for _, visit := range []bool{false, true} {
+		t.Run(fmt.Sprintf("visit=%v", visit), func(t *testing.T) {
+			var c *capture
+			if visit {
+				c = &capture{visit: func(PlannedTrial) error { return nil }}
+			}
+			a := readObservationsAhead(dir, c)
+			defer a.stop()
+			var kept []Observation
+			var pre []byte
+			a.preimage = func(p []byte) { pre = append(pre, p...) }
+			i := 0
+			err := a.each(func(o Observation) error {
+				if i >= len(want) || !reflect.DeepEqual(o, want[i]) {
+					return fmt.Errorf("observation %d differs from ReadObservations'", i+1)
+				}
+				kept = append(kept, o)
+				i++
+				return nil
+			})
+			if err != nil || i != len(want) {
+				t.Fatalf("after %d of %d observations: %v", i, len(want), err)
+			}
+			if !bytes.Equal(pre, wantPre) {
+				t.Error("the decoders' round preimage differs from the tally's")
+			}
+			if visit && !reflect.DeepEqual(kept, want) {
+				t.Error("observations kept by a Visit changed after they were handed over")
 			}
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/tuneplane/tpctl/digest"
 	"github.com/tuneplane/tpctl/internal/jcs"
 )
 
@@ -155,12 +156,17 @@ func TestVerifyPathsAgree(t *testing.T) {
 		{"plan: split changed", PlanFile, replaceAll(`"split":"train"`, `"split":"test"`), false},
 		{"plan: trailing bytes", PlanFile, replaceAll("}\n", "}\n{}\n"), false},
 		{"plan: a bracket in a dir", PlanFile, replaceAll(`"dir":"a1"`, `"dir":"a]1}\"["`), false},
+		// encoding/json takes a member for a field when their names fold
+		// alike ("ſ" folds to "s"): one after the trials changes the head.
+		{"plan: a member after the trials taken for split", PlanFile, replaceAll(`,"version":1}`, `,"version":1,"ſplit":"test"}`), false},
+		{"plan: a member after the trials", PlanFile, replaceAll(`,"version":1}`, `,"version":1,"zz":[1,"]"]}`), false},
+		{"plan: no newline at the end", PlanFile, replaceAll("}\n", "}"), true},
 	}
-	for _, held := range []int{planHeld, 10} {
+	for _, block := range []int{planBlock, 7} {
 		for _, tt := range tests {
-			t.Run(fmt.Sprintf("%s/held=%d", tt.name, held), func(t *testing.T) {
-				defer func(n int) { planHeld = n }(planHeld)
-				planHeld = held
+			t.Run(fmt.Sprintf("%s/block=%d", tt.name, block), func(t *testing.T) {
+				defer func(n int) { planBlock = n }(planBlock)
+				planBlock = block
 				verifyPathsCase(t, tt.name, tt.file, tt.f, tt.ok)
 			})
 		}
@@ -191,40 +197,41 @@ func verifyPathsCase(t *testing.T, name, file string, f func([]byte) []byte, ok 
 	}
 }
 
-// TestPlanRereadChanged: a plan too large to keep is read a second time
-// for the walk of its trials; if it changed since the first read, the
-// walk's trials are not the checked plan's, and the check says so.
-func TestPlanRereadChanged(t *testing.T) {
-	defer func(n int) { planHeld = n }(planHeld)
-	planHeld = 10
-	dir := writeWithPlan(t, sortedPlan)
-	c := &capture{streamed: true}
-	if _, err := c.readPlan(dir); err != nil {
-		t.Fatal(err)
-	}
-	if c.planMem != nil {
-		t.Fatal("the plan was kept in memory")
-	}
-	if err := replaceIn(filepath.Join(dir, PlanFile), `"dir":"a1"`, `"dir":"a2"`); err != nil {
-		t.Fatal(err)
-	}
-	r, reread, err := c.planTrials(dir)
+// TestVerifyStreamedHeadAfterTrials: the streamed read takes the plan's
+// head before its trials and sees the members after them only at the end;
+// one there that encoding/json decodes into the head (a name that folds
+// to "settings") must send the snapshot to the held read, even when every
+// digest agrees with the head as first read. The snapshot's round ID is
+// made to match the changed plan, so only the settings tell them apart.
+func TestVerifyStreamedHeadAfterTrials(t *testing.T) {
+	dir := writeWith(t, sortedPlan, richObservations(), false)
+	mutate(t, dir, PlanFile, replaceAll(`,"version":1}`, `,"version":1,"ſettings":{"x":1}}`))
+	saved, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer reread.close()
-	w := newKeyWalk(r)
-	for {
-		_, ok, err := w.next()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			break
+	held, err := verify(dir, saved, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var round string
+	for _, p := range held.Problems {
+		if p.Code == ProblemRoundMismatch {
+			round = p.Message[strings.LastIndex(p.Message, " ")+1:]
 		}
 	}
-	if err := reread.check(c.planSum); err == nil || !strings.Contains(err.Error(), "changed while it was read") {
-		t.Fatalf("check: %v", err)
+	if round == "" {
+		t.Fatalf("the changed plan kept its round ID: %v", held.Problems)
+	}
+	if err := replaceIn(filepath.Join(dir, ManifestFile), saved.RoundID, round); err != nil {
+		t.Fatal(err)
+	}
+	streamed, held := bothPaths(t, dir)
+	if held == nil || held.OK || len(held.Problems) != 1 || held.Problems[0].Code != ProblemFieldMismatch || !strings.Contains(held.Problems[0].Message, "settings_digest") {
+		t.Fatalf("the held read: %+v; want one problem, the settings digest", held)
+	}
+	if streamed.OK {
+		t.Fatal("the streamed read settles a plan whose head changed after its trials")
 	}
 }
 
@@ -377,4 +384,72 @@ func TestPlanSpan(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzPlanStream: whatever plan.json holds, the single streamed read
+// (openPlan, the trials walked to their end, the rest, finish) accepts it
+// only when it is canonical JSON and a newline, walks the trials
+// encoding/json decodes from it, took the head encoding/json decodes, and
+// gives its canonical digest and SHA-256.
+func FuzzPlanStream(f *testing.F) {
+	f.Add([]byte(sortedPlan + "\n"))
+	f.Add([]byte(strings.Replace(sortedPlan, `,"version":1}`, `,"version":1,"ſettings":{"x":1}}`, 1) + "\n"))
+	f.Add([]byte(strings.Replace(sortedPlan, `,"version":1}`, `,"version":1,"zz":[1,"]"]}`, 1) + "\n"))
+	f.Add([]byte(`{"trials":[]}` + "\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, PlanFile), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		p, err := openPlan(dir)
+		if err != nil {
+			return
+		}
+		defer p.close()
+		var head planHead
+		if decodePlanHead(p.provisionalHead(), &head) != nil {
+			return
+		}
+		w := newKeyWalk(p)
+		w.tail = true
+		var got []trialKey
+		for {
+			k, ok, err := w.next()
+			if err != nil {
+				return
+			}
+			if !ok {
+				break
+			}
+			got = append(got, k)
+		}
+		tail, err := w.rest(maxPlanHead)
+		if err != nil {
+			return
+		}
+		canonSum, fileSum, err := p.finish(tail, &head)
+		if err != nil {
+			return
+		}
+		body, ok := bytes.CutSuffix(b, []byte("\n"))
+		if canon, err := jcs.Canonical(body); !ok || err != nil || !bytes.Equal(canon, body) {
+			t.Fatalf("accepted %q, which is not canonical JSON and a newline (%v)", b, err)
+		}
+		var want planHead
+		if err := json.Unmarshal(body, &want); err != nil {
+			t.Fatalf("accepted %q, which encoding/json refuses: %v", b, err)
+		}
+		if len(got) != 0 || len(want.Trials) != 0 {
+			if !reflect.DeepEqual(got, want.Trials) {
+				t.Fatalf("%q: walked %v, encoding/json %v", b, got, want.Trials)
+			}
+		}
+		want.Trials = nil
+		if !reflect.DeepEqual(head, want) {
+			t.Fatalf("%q: head %+v, encoding/json %+v", b, head, want)
+		}
+		if canonSum != digest.Bytes(body).String() || fileSum != digest.Bytes(b).String() {
+			t.Fatalf("%q: digests %s %s", b, canonSum, fileSum)
+		}
+	})
 }

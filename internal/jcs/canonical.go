@@ -374,10 +374,8 @@ func AppendStringBytes(dst, s []byte) []byte {
 func AppendString(dst []byte, s string) []byte {
 	// Printable ASCII without quote or backslash, the common case (IDs,
 	// digests, statuses), is written as it is.
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-			return appendStringSlow(dst, s)
-		}
+	if PlainLen(s) < len(s) {
+		return appendStringSlow(dst, s)
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)

@@ -79,6 +79,11 @@ func FormatNumber(f float64) (string, error) {
 	if f == 0 {
 		return "0", nil
 	}
+	// An integer below 2^53 in magnitude is its decimal digits (ECMAScript
+	// writes integers below 10^21 so); rewards and counts mostly are.
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		return strconv.FormatInt(int64(f), 10), nil
+	}
 	if f < 0 {
 		s, err := FormatNumber(-f)
 		return "-" + s, err

@@ -364,3 +364,19 @@ func TestErrorPrecedence(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatNumberIntegers: integers below 2^53 take FormatNumber's short
+// path; they must read as ECMAScript writes them (plain digits below
+// 10^21), the same as the general path writes the integers beyond it.
+func TestFormatNumberIntegers(t *testing.T) {
+	for _, f := range []float64{1, -1, 7, 10, 100, 1e15, 123456789012345, 1<<53 - 1, -(1<<53 - 1), 1 << 53, 1<<53 + 2, 1e20, 1e21, -1e21} {
+		got, err := FormatNumber(f)
+		want := strconv.FormatFloat(f, 'f', -1, 64)
+		if math.Abs(f) >= 1e21 {
+			want = strconv.FormatFloat(f, 'e', -1, 64) // 1e+21
+		}
+		if err != nil || got != want {
+			t.Errorf("FormatNumber(%v) = %q, %v; want %q", f, got, err, want)
+		}
+	}
+}
