@@ -186,24 +186,78 @@ const rowsPerGroup = 16 << 10
 // batch is how many rows are handed to the Parquet writer at once.
 const batch = 512
 
-// checkFunc passes one string value of a row through the outgoing-text
-// gate; column names the column.
-type checkFunc func(column, value string) error
-
-// gate is the outgoing-text gate of one table: check for one value, and
-// batch for a row's new strings joined by NUL bytes, which the check then
-// locates (a match only across two values is no secret in either). NUL,
+// gate is the outgoing-text gate of one round's tables. A row's new
+// strings are joined by NUL bytes and scanned together, and so are the
+// rows of a batch, up to gateBatch bytes, in one scan; only when that
+// finds something are its rows scanned one by one, and the values of a
+// row that finds something checked one by one, which locates the
+// finding (a match only across two values is no secret in either). NUL,
 // not a newline: the gate also scans text with its line breaks removed,
 // for a secret folded across lines, which would scan every batch twice;
 // a value's own line breaks are still in the batch, and no detector
 // matches a NUL where it would not match the end of a value.
+//
+// The batch is scanned before any table hands a row to its file (flush),
+// so nothing is written before it passed; and before any other error is
+// returned, so the error an export reports is the first in row order.
 type gate struct {
-	check checkFunc
+	// check is the check of one value of a row of a table, whose name
+	// is its kind ("trial", "task", "round") and key.
+	check func(table, kind, key, column, value string) error
 	batch func(text []byte) bool // reports whether text may carry a secret
 	// passed is what passed per column name, shared by the tables of one
 	// round: a value repeated from one row to the next, or from an
 	// attempt to its trial, is not scanned again.
 	passed map[string]*passed
+	joined []byte        // the batch's new strings, for one scan
+	fresh  []freshString // the same, one by one
+	rows   []gatedRow    // the rows they are of, in order
+}
+
+// gateBatch is about how many bytes of new strings are scanned at once:
+// one scan of a few kilobytes costs less than one per row (the
+// prefilter's and the expressions' set-up is per scan), and the rows
+// wait in memory until it ran.
+const gateBatch = 4 << 10
+
+// freshString is a string of a row that the gate checks: its column and
+// its value.
+type freshString struct {
+	column string
+	value  string
+}
+
+// gatedRow is a row with new strings in the gate's batch: its table and
+// name, and where its strings end in joined and fresh.
+type gatedRow struct {
+	table, kind, key string
+	joined, fresh    int
+}
+
+// flush scans the batch and empties it; the error is the first value's,
+// in row order, that carries a secret.
+func (g *gate) flush() error {
+	if len(g.rows) == 0 {
+		return nil
+	}
+	defer func() {
+		g.joined, g.fresh, g.rows = g.joined[:0], g.fresh[:0], g.rows[:0]
+	}()
+	if !g.batch(g.joined) {
+		return nil
+	}
+	j, f := 0, 0
+	for _, r := range g.rows {
+		if g.batch(g.joined[j:r.joined]) {
+			for _, fs := range g.fresh[f:r.fresh] {
+				if err := g.check(r.table, r.kind, r.key, fs.column, fs.value); err != nil {
+					return err
+				}
+			}
+		}
+		j, f = r.joined, r.fresh
+	}
+	return nil
 }
 
 // passed is the values of one column the gate passed: the last one, and
@@ -251,10 +305,11 @@ type table[T any] struct {
 	w      *bufio.Writer
 	fields []field
 	strs   []int // the fields that are strings, which the gate checks
-	gate   gate
+	gate   *gate
+	name   string        // the table's, for the gate's message
+	kind   string        // what a row is, for the same: trial, task, round
+	key    func() string // the row being written's name of that kind
 	passed []*passed     // per field: the gate's for its column name
-	joined []byte        // the row's new strings, for one scan
-	fresh  []freshString // the same, one by one
 	buf    []byte
 	pw     *parquet.GenericWriter[T]
 	cols   []int           // per field: its Parquet column's index
@@ -271,8 +326,12 @@ type table[T any] struct {
 	closed bool
 }
 
-func newTable[T any](w io.Writer, format Format, g gate, meta map[string]string) *table[T] {
-	t := &table[T]{format: format, w: bufio.NewWriterSize(w, 64<<10), fields: fieldsOf(reflect.TypeFor[T]()), gate: g}
+// newTable writes the rows of table name to w; the strings of a row pass
+// the gate g first (its batch), named by kind and key at the time the
+// row is written.
+func newTable[T any](w io.Writer, format Format, g *gate, name, kind string, key func() string, meta map[string]string) *table[T] {
+	t := &table[T]{format: format, w: bufio.NewWriterSize(w, 64<<10), fields: fieldsOf(reflect.TypeFor[T]()), gate: g,
+		name: name, kind: kind, key: key}
 	if t.gate.passed == nil {
 		t.gate.passed = map[string]*passed{}
 	}
@@ -349,28 +408,29 @@ type fastSnappy struct{ snappy.Codec }
 
 func (fastSnappy) Encode(dst, src []byte) ([]byte, error) { return s2.EncodeSnappy(dst, src), nil }
 
-// write adds one row, after its strings passed the gate.
+// write adds one row, its strings to the gate's batch. The row reaches
+// the file only once the batch passed.
 func (t *table[T]) write(row *T) error {
-	p := unsafe.Pointer(row)
-	t.joined, t.fresh = t.joined[:0], t.fresh[:0]
+	p, g := unsafe.Pointer(row), t.gate
 	// Only strings the gate has not recently passed in a column of that
 	// name (of this table or another that shares the gate's passed: an
-	// attempt's trial ID, then its trial's) are scanned.
+	// attempt's trial ID, then its trial's) are scanned. A string counts
+	// as passed once in the batch: a batch with a secret is an error.
+	fresh := len(g.fresh)
 	for _, i := range t.strs {
 		if s, ok := t.fields[i].str(p); ok && s != "" && !t.passed[i].has(s) {
-			t.joined = append(append(t.joined, s...), 0)
-			t.fresh = append(t.fresh, freshString{i, s})
+			g.joined = append(append(g.joined, s...), 0)
+			g.fresh = append(g.fresh, freshString{t.fields[i].Name, s})
+			t.passed[i].add(s)
 		}
 	}
-	if len(t.joined) > 0 && t.gate.batch(t.joined) {
-		for _, fs := range t.fresh {
-			if err := t.gate.check(t.fields[fs.field].Name, fs.value); err != nil {
+	if len(g.fresh) > fresh {
+		g.rows = append(g.rows, gatedRow{table: t.name, kind: t.kind, key: t.key(), joined: len(g.joined), fresh: len(g.fresh)})
+		if len(g.joined) >= gateBatch {
+			if err := g.flush(); err != nil {
 				return err
 			}
 		}
-	}
-	for _, fs := range t.fresh {
-		t.passed[fs.field].add(fs.value)
 	}
 	t.n++
 	switch t.format {
@@ -386,6 +446,9 @@ func (t *table[T]) write(row *T) error {
 		t.buf = appendJSONL(t.buf, p, t.fields)
 	}
 	if len(t.buf) >= 32<<10 {
+		if err := t.gate.flush(); err != nil {
+			return err
+		}
 		_, err := t.w.Write(t.buf)
 		t.buf = t.buf[:0]
 		return err
@@ -393,17 +456,13 @@ func (t *table[T]) write(row *T) error {
 	return nil
 }
 
-// freshString is a string of a row that the gate checks: its field and
-// its value.
-type freshString struct {
-	field int
-	value string
-}
-
 // flushRows hands the batch of rows to run and takes an empty one.
 func (t *table[T]) flushRows() error {
 	if len(t.rows) == 0 {
 		return nil
+	}
+	if err := t.gate.flush(); err != nil {
+		return err
 	}
 	t.full <- t.rows
 	select {
@@ -532,6 +591,9 @@ func (t *table[T]) stop() error {
 
 // close finishes the file (the Parquet footer) and flushes w.
 func (t *table[T]) close() error {
+	if err := t.gate.flush(); err != nil {
+		return err
+	}
 	if t.format == Parquet {
 		if err := t.flushRows(); err != nil {
 			return err

@@ -135,7 +135,7 @@ func sameAsRowWriter[T any](t *testing.T, n int) {
 	meta := map[string]string{MetaTable: "test", MetaTpctlVersion: "v0.0.0-test"}
 
 	var got bytes.Buffer
-	tb := newTable[T](&got, Parquet, gate{batch: func([]byte) bool { return false }}, meta)
+	tb := newTable[T](&got, Parquet, &gate{batch: func([]byte) bool { return false }}, "test", "row", func() string { return "" }, meta)
 	for i := range rows {
 		if err := tb.write(&rows[i]); err != nil {
 			t.Fatal(err)
