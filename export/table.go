@@ -528,18 +528,53 @@ const rowsPerWrite = 64
 // appendValues appends the field of n rows, size bytes apart from the
 // one at p, as Parquet values: a null has definition level 0, a value of
 // a nullable column 1. A string's bytes are not copied: the column
-// buffer copies them before WriteRowValues returns. One loop per kind,
-// so the loop body is small enough to inline.
+// buffer copies them before WriteRowValues returns. One loop per kind
+// and nullability, each small enough for its value's constructor to be
+// inlined.
 func (f *field) appendValues(vals []parquet.Value, p unsafe.Pointer, n int, size uintptr) []parquet.Value {
-	at := func(r int) unsafe.Pointer { return unsafe.Add(p, uintptr(r)*size+f.offset) }
+	p = unsafe.Add(p, f.offset)
+	// at is the field of row r: inside the rows for every r < n (a
+	// pointer one past them is never made).
+	at := func(r int) unsafe.Pointer { return unsafe.Add(p, uintptr(r)*size) }
 	if f.ptr {
-		for r := range n {
-			var v parquet.Value // null
-			if a := *(*unsafe.Pointer)(at(r)); a != nil {
-				v = scalar(f.kind, a)
-				v.SetDefinitionLevel(1)
+		// The null is the zero Value; a value's definition level is 1.
+		switch f.kind {
+		case kString:
+			for r := range n {
+				var v parquet.Value
+				if a := (*string)(*(*unsafe.Pointer)(at(r))); a != nil {
+					v = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(*a), len(*a)))
+					v.SetDefinitionLevel(1)
+				}
+				vals = append(vals, v)
 			}
-			vals = append(vals, v)
+		case kInt:
+			for r := range n {
+				var v parquet.Value
+				if a := (*int64)(*(*unsafe.Pointer)(at(r))); a != nil {
+					v = parquet.Int64Value(*a)
+					v.SetDefinitionLevel(1)
+				}
+				vals = append(vals, v)
+			}
+		case kFloat:
+			for r := range n {
+				var v parquet.Value
+				if a := (*float64)(*(*unsafe.Pointer)(at(r))); a != nil {
+					v = parquet.DoubleValue(*a)
+					v.SetDefinitionLevel(1)
+				}
+				vals = append(vals, v)
+			}
+		default:
+			for r := range n {
+				var v parquet.Value
+				if a := (*bool)(*(*unsafe.Pointer)(at(r))); a != nil {
+					v = parquet.BooleanValue(*a)
+					v.SetDefinitionLevel(1)
+				}
+				vals = append(vals, v)
+			}
 		}
 		return vals
 	}
@@ -563,20 +598,6 @@ func (f *field) appendValues(vals []parquet.Value, p unsafe.Pointer, n int, size
 		}
 	}
 	return vals
-}
-
-// scalar is the value at a of a field of kind k.
-func scalar(k kind, a unsafe.Pointer) parquet.Value {
-	switch k {
-	case kString:
-		s := *(*string)(a)
-		return parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
-	case kInt:
-		return parquet.Int64Value(*(*int64)(a))
-	case kFloat:
-		return parquet.DoubleValue(*(*float64)(a))
-	}
-	return parquet.BooleanValue(*(*bool)(a))
 }
 
 // stop ends run, if it runs, and returns its error.
