@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -430,7 +431,11 @@ func (w *partitionWriter) trial(t round.TrialState) error {
 			return w.fail(err)
 		}
 	}
-	w.cur = snapshot.TrialID(t.Task, t.Repeat)
+	if o := t.Observation; o != nil && isTrialID(o.TrialID, t.Task, t.Repeat) {
+		w.cur = o.TrialID // the same string, not another one per trial
+	} else {
+		w.cur = snapshot.TrialID(t.Task, t.Repeat)
+	}
 	if t.Task != w.task.name {
 		if err := w.flushTask(); err != nil {
 			return err
@@ -536,6 +541,14 @@ func (w *partitionWriter) finish() (*Partition, error) {
 		return nil, err
 	}
 	return &w.part, nil
+}
+
+// isTrialID reports whether id is snapshot.TrialID(task, repeat), without
+// building that.
+func isTrialID(id, task string, repeat int) bool {
+	var buf [20]byte
+	n := strconv.AppendInt(buf[:0], int64(repeat), 10)
+	return len(id) == len(task)+1+len(n) && id[:len(task)] == task && id[len(task)] == '#' && id[len(task)+1:] == string(n)
 }
 
 // StatusMissing is the trials status of a planned trial with no attempt.
