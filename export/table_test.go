@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"testing"
+	"unsafe"
 
 	"github.com/parquet-go/parquet-go"
 )
@@ -176,4 +177,24 @@ func sameAsRowWriter[T any](t *testing.T, n int) {
 	if len(back) != n {
 		t.Fatalf("read %d rows back, wrote %d", len(back), n)
 	}
+}
+
+// BenchmarkParquetValues builds the attempts table's Parquet values of a
+// batch of rows, every column, as writeColumns does.
+func BenchmarkParquetValues(b *testing.B) {
+	rows := make([]AttemptRow, batch)
+	for i := range rows {
+		fill(reflect.ValueOf(&rows[i]).Elem(), i)
+	}
+	fields := fieldsOf(reflect.TypeFor[AttemptRow]())
+	vals := make([]parquet.Value, 0, rowsPerWrite)
+	size := unsafe.Sizeof(rows[0])
+	for b.Loop() {
+		for i := range fields {
+			for lo := 0; lo < len(rows); lo += rowsPerWrite {
+				vals = fields[i].appendValues(vals[:0], unsafe.Pointer(&rows[lo]), rowsPerWrite, size)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(rows)*len(fields)), "ns/value")
 }
