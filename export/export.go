@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tuneplane/tpctl/internal/safefs"
@@ -159,9 +160,17 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 			w.discard()
 		}
 	}()
+	// written waits until every trial handed over is written and the
+	// gate's last batch scanned.
+	written := func() error {
+		if err := p.wait(); err != nil {
+			return err
+		}
+		return w.gate.flush()
+	}
 	s, err := round.Walk(dir, func(m *snapshot.Manifest, raw []byte) (snapshot.Visit, error) {
 		if w != nil { // reading again from the start: forget the first
-			if err := p.wait(); err != nil {
+			if err := written(); err != nil {
 				return nil, err
 			}
 			w.discard()
@@ -175,7 +184,7 @@ func exportOne(ctx context.Context, dir string, opts Options) (*Partition, error
 		return p.visit, nil
 	})
 	if p != nil {
-		if perr := p.wait(); perr != nil {
+		if perr := written(); perr != nil {
 			return nil, perr
 		}
 	}
@@ -283,7 +292,7 @@ type partitionWriter struct {
 	cost     snapshot.CostSum // the round's
 	part     Partition
 	n        int
-	passed   map[string]*passed // the tables' gate's, shared
+	gate     *gate // the tables', shared
 }
 
 func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, manifestJSON []byte, opts Options) (w *partitionWriter, err error) {
@@ -293,7 +302,7 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 		return nil, fmt.Errorf("cannot create a temporary folder in %q: %w", opts.Out, err)
 	}
 	sum := sha256.Sum256(manifestJSON)
-	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid, passed: map[string]*passed{},
+	w = &partitionWriter{ctx: ctx, snapshot: dir, m: m, sha: hex.EncodeToString(sum[:]), opts: opts, dir: tmp, rid: rid,
 		part: Partition{Snapshot: dir, RoundID: m.RoundID, Dir: filepath.Join(opts.Out, "round_id="+rid)}}
 	// The writer itself, not the named result: "return nil, err" sets
 	// that to nil before this runs (issue 35: a nil dereference under
@@ -304,14 +313,15 @@ func newPartitionWriter(ctx context.Context, dir string, m *snapshot.Manifest, m
 			pw.discard()
 		}
 	}()
-	rowName := func() string { return "trial " + w.cur }
-	if w.trials, err = openTable[TrialRow](w, TableTrials, rowName); err != nil {
+	w.gate = w.newGate()
+	trialID := func() string { return w.cur }
+	if w.trials, err = openTable[TrialRow](w, TableTrials, "trial", trialID); err != nil {
 		return nil, err
 	}
-	if w.attempts, err = openTable[AttemptRow](w, TableAttempts, rowName); err != nil {
+	if w.attempts, err = openTable[AttemptRow](w, TableAttempts, "trial", trialID); err != nil {
 		return nil, err
 	}
-	if w.tasks, err = openTable[TaskRow](w, TableTasks, func() string { return "task " + w.task.name }); err != nil {
+	if w.tasks, err = openTable[TaskRow](w, TableTasks, "task", func() string { return w.task.name }); err != nil {
 		return nil, err
 	}
 	if st := m.Statistics; st != nil {
@@ -358,16 +368,20 @@ func (w *partitionWriter) meta(table string) map[string]string {
 	}
 }
 
-// gate returns the check for the strings of one table. The message's
-// location is built only for a finding: the check runs for every string.
-func (w *partitionWriter) gate(table string, row func() string) gate {
+// newGate is the gate of the round's tables. The message's location is
+// built only for a finding: the check runs for every string.
+func (w *partitionWriter) newGate() *gate {
 	batch := func(text []byte) bool { return w.opts.Scanner.CheckPayload("", text) != nil }
-	return gate{batch: batch, passed: w.passed, check: func(column, value string) error {
+	return &gate{batch: batch, passed: map[string]*passed{}, check: func(table, kind, key, column, value string) error {
 		if w.opts.Scanner.CheckIdentity("", column, value) == nil {
 			return nil
 		}
+		row := kind
+		if key != "" {
+			row += " " + key
+		}
 		// The row's name (a trial ID) may hold the very secret found.
-		where := w.opts.Scanner.Mask(fmt.Sprintf("snapshot %q %s %s", w.snapshot, table, row()))
+		where := w.opts.Scanner.Mask(fmt.Sprintf("snapshot %q %s %s", w.snapshot, table, row))
 		return w.opts.Scanner.CheckIdentity(where, column, value)
 	}}
 }
@@ -377,12 +391,14 @@ type opened[T any] struct {
 	t *table[T]
 }
 
-func openTable[T any](w *partitionWriter, name string, row func() string) (*opened[T], error) {
+// openTable opens table name, whose rows are each a kind ("trial") named
+// by key when written.
+func openTable[T any](w *partitionWriter, name, kind string, key func() string) (*opened[T], error) {
 	f, err := w.file(name)
 	if err != nil {
 		return nil, err
 	}
-	return &opened[T]{f: f, t: newTable[T](f, w.opts.Format, w.gate(name, row), w.meta(name))}, nil
+	return &opened[T]{f: f, t: newTable[T](f, w.opts.Format, w.gate, name, kind, key, w.meta(name))}, nil
 }
 
 func (o *opened[T]) finish() error {
@@ -412,10 +428,14 @@ func (o *opened[T]) abandon() {
 func (w *partitionWriter) trial(t round.TrialState) error {
 	if w.n++; w.n%1024 == 0 {
 		if err := w.ctx.Err(); err != nil {
-			return err
+			return w.fail(err)
 		}
 	}
-	w.cur = snapshot.TrialID(t.Task, t.Repeat)
+	if o := t.Observation; o != nil && isTrialID(o.TrialID, t.Task, t.Repeat) {
+		w.cur = o.TrialID // the same string, not another one per trial
+	} else {
+		w.cur = snapshot.TrialID(t.Task, t.Repeat)
+	}
 	if t.Task != w.task.name {
 		if err := w.flushTask(); err != nil {
 			return err
@@ -431,7 +451,7 @@ func (w *partitionWriter) trial(t round.TrialState) error {
 		w.counts.Missing++
 	} else {
 		if o.TrialID != w.cur {
-			return &SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("observation %q does not have the trial ID %q its task and repeat give", o.TrialID, w.cur)}
+			return w.fail(&SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("observation %q does not have the trial ID %q its task and repeat give", o.TrialID, w.cur)})
 		}
 		row.Status, row.Reason, row.Reward, row.ExceptionType = o.Status, &o.Reason, o.Reward, o.ExceptionType
 		row.Attempts, row.TrialAttempt, row.Trainable = int64(o.Attempts), ptr(int64(o.TrialAttempt)), o.Trainable
@@ -465,6 +485,16 @@ func (w *partitionWriter) trial(t round.TrialState) error {
 	return w.trials.t.write(&row)
 }
 
+// fail returns err, unless a row written before it carries a secret the
+// gate's batch has not scanned yet: then that, as when every row was
+// scanned as it came.
+func (w *partitionWriter) fail(err error) error {
+	if gerr := w.gate.flush(); gerr != nil {
+		return gerr
+	}
+	return err
+}
+
 func (w *partitionWriter) flushTask() error {
 	if w.task.name == "" {
 		return nil
@@ -483,14 +513,14 @@ func (w *partitionWriter) finish() (*Partition, error) {
 	// Verification checked these counts over the very bytes read here;
 	// other counts would be a tpctl bug, never exported.
 	if w.counts != w.m.Counts {
-		return nil, &SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("the verified trials give counts %+v, not the manifest's %+v (a tpctl bug; please report it)", w.counts, w.m.Counts)}
+		return nil, w.fail(&SnapshotError{Dir: w.snapshot, Err: fmt.Errorf("the verified trials give counts %+v, not the manifest's %+v (a tpctl bug; please report it)", w.counts, w.m.Counts)})
 	}
 	for _, o := range []interface{ finish() error }{w.trials, w.attempts, w.tasks} {
 		if err := o.finish(); err != nil {
 			return nil, err
 		}
 	}
-	rounds, err := openTable[RoundRow](w, TableRounds, func() string { return "round" })
+	rounds, err := openTable[RoundRow](w, TableRounds, "round", func() string { return "" })
 	if err != nil {
 		return nil, err
 	}
@@ -511,6 +541,14 @@ func (w *partitionWriter) finish() (*Partition, error) {
 		return nil, err
 	}
 	return &w.part, nil
+}
+
+// isTrialID reports whether id is snapshot.TrialID(task, repeat), without
+// building that.
+func isTrialID(id, task string, repeat int) bool {
+	var buf [20]byte
+	n := strconv.AppendInt(buf[:0], int64(repeat), 10)
+	return len(id) == len(task)+1+len(n) && id[:len(task)] == task && id[len(task)] == '#' && id[len(task)+1:] == string(n)
 }
 
 // StatusMissing is the trials status of a planned trial with no attempt.

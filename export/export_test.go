@@ -403,6 +403,37 @@ func TestExportRefuses(t *testing.T) {
 			t.Fatalf("err = %v, want an identity error naming trial t31#0", err)
 		}
 	})
+	// The gate scans the rows' strings in batches: of two secrets in
+	// one batch the first in row order is the one reported, named by its
+	// own trial, in every format.
+	t.Run("first of two secrets in a batch", func(t *testing.T) {
+		dir := filepath.Join(t.TempDir(), "snap")
+		trials := map[string]string{}
+		for i := range 300 {
+			trials[fmt.Sprintf("t%03d#0", i)] = "failure"
+		}
+		if _, err := comparetest.Build(dir, comparetest.Spec{Trials: trials,
+			Explain: func(task string, _ int, a *snapshot.AttemptOutcome) {
+				a.Detail = "assertion failed in " + task
+				if task == "t123" || task == "t125" || task == "t290" {
+					a.Detail = "login failed for hunter2-s3cret-value in " + task
+				}
+			}}); err != nil {
+			t.Fatal(err)
+		}
+		sc := redact.NewScanner([]string{"TPCTL_TEST_TOKEN=hunter2-s3cret-value"})
+		for _, f := range export.Formats {
+			out := t.TempDir()
+			_, err := export.Run(context.Background(), []string{dir}, export.Options{Format: f, Out: out, Scanner: sc})
+			var ie *redact.IdentityError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), "attempts trial t123#0") || !strings.Contains(err.Error(), "detail") {
+				t.Errorf("%s: err = %v, want an identity error naming the detail of trial t123#0", f, err)
+			}
+			if ents, _ := os.ReadDir(out); len(ents) != 0 {
+				t.Errorf("%s: output folder has %v after a refused export", f, ents)
+			}
+		}
+	})
 	t.Run("conflict", func(t *testing.T) {
 		out := t.TempDir()
 		ps := run(t, export.CSV, out, dir)

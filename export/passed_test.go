@@ -1,6 +1,10 @@
 package export
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/tuneplane/tpctl/snapshot"
+)
 
 // TestPassedRemembersRecentWords: values that alternate from row to row
 // (statuses, reasons) are remembered, so the gate does not scan them
@@ -29,5 +33,22 @@ func TestPassedRemembersRecentWords(t *testing.T) {
 	}
 	if p.has("success") {
 		t.Error("the oldest word outlived the bounded set")
+	}
+}
+
+// TestIsTrialID: isTrialID is snapshot.TrialID compared, without the
+// string.
+func TestIsTrialID(t *testing.T) {
+	for _, c := range []struct {
+		id, task string
+		repeat   int
+	}{
+		{"a#0", "a", 0}, {"a#1", "a", 0}, {"a#10", "a", 1}, {"a#1", "a", 10}, {"ab#3", "a", 3}, {"a#3", "ab", 3},
+		{"harbor/task-000123#9", "harbor/task-000123", 9}, {"a#-1", "a", -1}, {"a/3", "a", 3}, {"", "", 0}, {"#0", "", 0},
+		{"a#03", "a", 3}, {"a#3 ", "a", 3},
+	} {
+		if got, want := isTrialID(c.id, c.task, c.repeat), c.id == snapshot.TrialID(c.task, c.repeat); got != want {
+			t.Errorf("isTrialID(%q, %q, %d) = %v, want %v", c.id, c.task, c.repeat, got, want)
+		}
 	}
 }
