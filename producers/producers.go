@@ -61,6 +61,15 @@ type Producer interface {
 	CheckJob(root string, plan PlannedSet) (*JobCheck, error)
 }
 
+// Streaming is implemented by a producer whose ReadAttempt keeps nothing
+// once it returns (Harbor: one small record per attempt), so an import of
+// its plans holds a few MiB whatever their size. A producer that indexes
+// a whole log and keeps it for the attempts to come (Inspect, lm-eval)
+// does not implement it.
+type Streaming interface {
+	StreamsAttempts() bool
+}
+
 // Files is an import's root as a producer reads it.
 type Files interface {
 	// ReadFile reads rel (slash-separated, relative to the root; every

@@ -18,6 +18,7 @@ import (
 	"github.com/tuneplane/tpctl/internal/safefs"
 	"github.com/tuneplane/tpctl/internal/ui"
 	"github.com/tuneplane/tpctl/internal/ui/termsafe"
+	"github.com/tuneplane/tpctl/producers"
 	"github.com/tuneplane/tpctl/producers/harbor/plandraft"
 	"github.com/tuneplane/tpctl/redact"
 	"github.com/tuneplane/tpctl/snapshot"
@@ -77,6 +78,18 @@ const warningsPerCode = 10
 // transcripts, unless GOMEMLIMIT says otherwise.
 const importMemoryLimit = 16 << 20
 
+// streamsAttempts reports whether the plan's producer keeps nothing of an
+// attempt once it is judged (producers.Streaming).
+func streamsAttempts(reg *producers.Registry, planPath string) bool {
+	format, _ := peekPlan(planPath)
+	p, err := reg.For(format)
+	if err != nil {
+		return false
+	}
+	s, ok := p.(producers.Streaming)
+	return ok && s.StreamsAttempts()
+}
+
 func runImport(ctx context.Context, a *app, o *importOptions) error {
 	for _, req := range []struct{ name, val string }{{"--plan", o.Plan}, {"--root", o.Root}, {"--out", o.Out}} {
 		if req.val == "" {
@@ -118,11 +131,12 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 	if err := os.MkdirAll(filepath.Dir(o.Out), 0o755); err != nil {
 		return inputErr(fmt.Errorf("cannot create the folder of --out %q: %w", o.Out, err), "choose an --out inside a writable folder")
 	}
-	// Judging holds a few MiB whatever the number of trials or the plan's
-	// order; without a soft limit the collector lets garbage double the
-	// heap, most of the peak RSS (README, Performance). Transcripts hold
-	// whole trajectories, so they keep the runtime's default.
-	if opts.Transcripts == nil && os.Getenv("GOMEMLIMIT") == "" {
+	// Judging a streaming producer's attempts holds a few MiB whatever the
+	// number of trials or the plan's order; without a soft limit the
+	// collector lets garbage double the heap, most of the peak RSS
+	// (README, Performance). Transcripts hold whole trajectories, and
+	// Inspect and lm-eval hold their logs, so they keep the default.
+	if opts.Transcripts == nil && os.Getenv("GOMEMLIMIT") == "" && streamsAttempts(a.producers(), o.Plan) {
 		debug.SetMemoryLimit(importMemoryLimit)
 	}
 	prog := a.startProgress()

@@ -39,3 +39,27 @@ func TestPeekPlan(t *testing.T) {
 		t.Errorf("missing plan: %q, %d", f, n)
 	}
 }
+
+// TestStreamsAttempts: the import's heap limit is for producers that keep
+// nothing of an attempt (Harbor), not for those that hold a whole log.
+func TestStreamsAttempts(t *testing.T) {
+	a := &app{}
+	for _, tc := range []struct {
+		plan string
+		want bool
+	}{
+		{`{"source":{"format":"harbor"},"trials":[]}`, true},
+		{`{"source":{"format":"inspect"},"trials":[]}`, false},
+		{`{"source":{"format":"lm-eval"},"trials":[]}`, false},
+		{`{"source":{"format":"nope"},"trials":[]}`, false},
+		{`not json`, false},
+	} {
+		p := filepath.Join(t.TempDir(), "plan.json")
+		if err := os.WriteFile(p, []byte(tc.plan), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := streamsAttempts(a.producers(), p); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.plan, got, tc.want)
+		}
+	}
+}

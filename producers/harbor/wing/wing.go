@@ -81,6 +81,10 @@ func (Producer) Draft(_ context.Context, root string, opts producers.DraftOption
 	return out, nil
 }
 
+// StreamsAttempts: a Harbor attempt is read from its own small files and
+// nothing of it is kept (producers.Streaming).
+func (Producer) StreamsAttempts() bool { return true }
+
 // CheckJob compares the plan with what the Harbor job planned for the
 // plan's (agent, model) pairs, when the root holds the job's declaration.
 func (Producer) CheckJob(root string, plan producers.PlannedSet) (*producers.JobCheck, error) {
