@@ -19,6 +19,11 @@ type detector struct {
 	valid    func(string) bool
 	scanOnly string // a different (stricter) expression for the scanner
 	noScan   bool   // too loose for the post-redaction scan
+	// tokenRun: every match has at least this many bytes of
+	// [A-Za-z0-9_-] right after the expression's literal prefix, so the
+	// scanner skips a prefix without them (the "sk-" of "task-00001")
+	// without starting the automaton (findFast).
+	tokenRun int
 	bit      uint32 // this detector in a candidates mask
 }
 
@@ -39,8 +44,10 @@ var detectors = []*detector{
 	{kind: "private_key_body", re: regexp.MustCompile(`\b(?:M[A-Za-z0-9+/]{2}CAQ[AE]|MI[GH][A-Za-z0-9+/]AgE[AB]|MII[A-Za-z0-9+/]{3}IBA|b3BlbnNzaC1rZXktdjEA)[A-Za-z0-9+/]*(?:\r?\n[A-Za-z0-9+/]{60,})*(?:\r?\n[A-Za-z0-9+/]+)?={0,2}`),
 		pre: []string{"CAQ", "AgE", "IBA", "b3BlbnNzaC1rZXktdjEA"}, valid: isKeyBody},
 	{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`), pre: []string{"eyJ"}},
-	{kind: "anthropic_key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), pre: []string{"sk-ant-"}},
+	{kind: "anthropic_key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`), pre: []string{"sk-ant-"}, tokenRun: 20},
 	{kind: "openai_key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`), pre: []string{"sk-"},
+		// The optional infixes are themselves of the class: 20 is a floor.
+		tokenRun: 20,
 		// Real keys are random; a long hyphenated slug without a digit
 		// (sk-learn-compatible-estimator) is not one. Anthropic keys have
 		// their own detector (it runs first when redacting; the scanner

@@ -41,6 +41,21 @@ func isWordByte(c byte) bool {
 func (p *scanPattern) findFast(text string) [][2]int {
 	var spans [][2]int
 	for pos := 0; pos < len(text); {
+		if p.run > 0 {
+			// Every match starts at an occurrence of the literal prefix
+			// followed by p.run token bytes: skip the others.
+			i := strings.Index(text[pos:], p.lit)
+			if i < 0 {
+				break
+			}
+			at := pos + i
+			if tokenRunAt(text, at+len(p.lit), p.run) {
+				pos = at
+			} else {
+				pos = at + 1
+				continue
+			}
+		}
 		loc := p.nb.FindStringIndex(text[pos:])
 		if loc == nil {
 			break
@@ -56,6 +71,20 @@ func (p *scanPattern) findFast(text string) [][2]int {
 		pos = end
 	}
 	return spans
+}
+
+// tokenRunAt reports whether text[i:] starts with at least n bytes of
+// [A-Za-z0-9_-].
+func tokenRunAt(text string, i, n int) bool {
+	if i+n > len(text) {
+		return false
+	}
+	for _, c := range []byte(text[i : i+n]) {
+		if c != '-' && !isWordByte(c) {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeEndsAt reports whether text[:i] ends with one of escapedLead's

@@ -71,7 +71,7 @@ func FuzzFindAll(f *testing.F) {
 	key := strings.Repeat("a1B2", 6)
 	for _, s := range append(prefilterSeeds, "task-"+key, "xsk-"+key+"-sk-"+key, "sk-"+key+"sk-"+key, "é"+"sk-"+key,
 		"_eyJ"+key+".eyJ"+key+".x", "hf_"+key+key+" xhf_"+key+key, "\xffsk-"+key, "-sk-ant-"+key+key,
-		`\tsk-`+key, `a\x1bsk-`+key, `\u202esk-proj-`+key, `x\\tsk-`+key, `\zsk-`+key) {
+		"task-00001 sk-"+key[:19]+" sk-"+key, "sk-ant-"+key[:19]+"!sk-ant-"+key, "sk-sk-"+key, `\tsk-`+key, `a\x1bsk-`+key, `\u202esk-proj-`+key, `x\\tsk-`+key, `\zsk-`+key) {
 		f.Add(s)
 	}
 	sc := NewScanner(nil)

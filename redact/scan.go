@@ -93,6 +93,8 @@ type scanPattern struct {
 	kind  string
 	re    *regexp.Regexp
 	nb    *regexp.Regexp // re without its leading \b, when that is faster (findAll)
+	lit   string         // nb's literal prefix, when d.tokenRun is set
+	run   int            // d.tokenRun, when nb is set
 	d     *detector
 	valid func(string) bool
 	lead  bool // group 1 is a lead (an escape) before the credential, not part of it
@@ -177,7 +179,12 @@ func NewScanner(environ []string, known ...Secret) *Scanner {
 		if lead {
 			re = regexp.MustCompile(escapedLead + src)
 		}
-		s.patterns = append(s.patterns, scanPattern{kind: d.kind, re: re, nb: nb, d: d, valid: d.valid, lead: lead})
+		p := scanPattern{kind: d.kind, re: re, nb: nb, d: d, valid: d.valid, lead: lead}
+		if nb != nil && d.tokenRun > 0 {
+			p.lit, _ = nb.LiteralPrefix()
+			p.run = d.tokenRun
+		}
+		s.patterns = append(s.patterns, p)
 	}
 	return s
 }
