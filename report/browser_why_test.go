@@ -269,7 +269,9 @@ func TestBrowserSideBySide(t *testing.T) {
 		t.Fatalf("the fixture's comparison has %d transitions; the test needs two", len(pairs))
 	}
 	browsertest.Eval[chromedp.Void](t, b, `document.querySelector('#comparison .tlist a.mono').click()`)
-	if err := b.Poll(`!document.getElementById('pairview').hidden && document.querySelectorAll('#pairview .paircol .detail h4').length >= 2`); err != nil {
+	// Each column's detail is drawn in turn: wait for both statuses, not
+	// only both headings (a loaded machine can be read between the two).
+	if err := b.Poll(`!document.getElementById('pairview').hidden && document.querySelectorAll('#pairview .paircol .detail .dhead h4 .status').length >= 2`); err != nil {
 		t.Fatal(err)
 	}
 	type side struct {
