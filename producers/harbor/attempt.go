@@ -43,7 +43,12 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	}
 	h := digest.Bytes(data).String()
 	a.Evidence.ResultSHA256 = &h
-	r, err := DecodeTrialResultForImport(data)
+	// The decoded result, its timings and its usage counts are the
+	// decoder's until release: nothing below keeps a pointer into them
+	// (strings are immutable; timingOf and usageOf copy the values).
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	r, err := d.decodeForImport(data)
 	if err != nil {
 		a.Outcome = Invalid(fmt.Errorf("%s: %w", rel, err))
 		return a
@@ -150,24 +155,35 @@ func timingOf(t Timings) *snapshot.Timing {
 	return &tv.t
 }
 
-// usageOf is the agent's counts, nil when it reported none.
+// usageOf is the agent's counts, nil when it reported none. The counts
+// are copied: u may point into the decoder's memory (decodeForImport).
 func usageOf(u Usage) *snapshot.Usage {
 	if u.IsZero() {
 		return nil
 	}
-	// One allocation for the usage and its rounded cost.
-	type usageWithCost struct {
+	// One allocation for the usage and its counts.
+	type usageWithValues struct {
 		u    snapshot.Usage
+		n    [3]int64
 		cost float64
 	}
-	uc := &usageWithCost{u: snapshot.Usage{InputTokens: u.InputTokens, CacheTokens: u.CacheTokens, OutputTokens: u.OutputTokens}}
+	uv := &usageWithValues{}
+	for i, p := range [3]struct {
+		from *int64
+		to   **int64
+	}{{u.InputTokens, &uv.u.InputTokens}, {u.CacheTokens, &uv.u.CacheTokens}, {u.OutputTokens, &uv.u.OutputTokens}} {
+		if p.from != nil {
+			uv.n[i] = *p.from
+			*p.to = &uv.n[i]
+		}
+	}
 	if u.CostUSD != nil {
 		// Summed step costs carry float noise; 1e-9 USD is far below
 		// anything an API bills.
-		uc.cost = math.Round(*u.CostUSD*1e9) / 1e9
-		uc.u.CostUSD = &uc.cost
+		uv.cost = math.Round(*u.CostUSD*1e9) / 1e9
+		uv.u.CostUSD = &uv.cost
 	}
-	return &uc.u
+	return &uv.u
 }
 
 // isHexDigest reports whether s is 64 lowercase or uppercase hex digits.

@@ -125,9 +125,51 @@ type decoder struct {
 	// lean leaves out what outcome.Judge and the importer never read
 	// (DecodeTrialResultForImport), checking it all the same.
 	lean bool
+
+	// times holds the text of the phase timings' started_at and
+	// finished_at (timing), cut into strings of one allocation when the
+	// whole result has been read (finishTimings); timeAt says where.
+	times  []byte
+	timeAt [4]timingText
+
+	// scratch says the result is ReadAttempt's, which reads it and drops
+	// it before release: then result, timings and usage hold it and what
+	// it points to, and the decoder allocates them once, not per file.
+	scratch bool
+	result  TrialResult
+	timings [4]timingWithText
+	usage   [2]usageValues
 }
 
 func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
+	d := decoders.Get().(*decoder)
+	defer d.release()
+	res := &TrialResult{}
+	if err := d.decode(data, lean, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// decodeForImport is DecodeTrialResultForImport into the decoder's own
+// result: it and what it points to are the caller's only until release,
+// and strings are copied out of data as always. ReadAttempt reads a
+// result this way; a TrialResult and its timings per file were a fifth
+// of an import's allocated bytes.
+func (d *decoder) decodeForImport(data []byte) (*TrialResult, error) {
+	if int64(len(data)) > MaxResultSize {
+		return nil, &TooLargeError{Limit: MaxResultSize}
+	}
+	d.scratch = true
+	d.result = TrialResult{}
+	if err := d.decode(data, true, &d.result); err != nil {
+		return nil, err
+	}
+	return &d.result, nil
+}
+
+// decode reads one result from data into res, which is zero.
+func (d *decoder) decode(data []byte, lean bool, res *TrialResult) error {
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -137,33 +179,33 @@ func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
 			}
 			off += n
 		}
-		return nil, &DecodeError{Offset: int64(off), Reason: "invalid UTF-8; Harbor writes result.json as UTF-8"}
+		return &DecodeError{Offset: int64(off), Reason: "invalid UTF-8; Harbor writes result.json as UTF-8"}
 	}
-	d := decoders.Get().(*decoder)
-	defer d.release()
 	d.s.Reset(data, scanOpts)
-	d.data, d.res, d.lean, d.path = data, &TrialResult{}, lean, d.pathBuf[:0]
+	d.data, d.res, d.lean, d.path = data, res, lean, d.pathBuf[:0]
+	d.times, d.timeAt = d.times[:0], [4]timingText{}
 	k, err := d.s.Next()
 	if err == io.EOF {
-		return nil, d.errAt(d.end(), 0, "empty input: result.json has no JSON content (Harbor writes it only when a trial ends; the trial may have been killed)")
+		return d.errAt(d.end(), 0, "empty input: result.json has no JSON content (Harbor writes it only when a trial ends; the trial may have been killed)")
 	}
 	if err != nil {
-		return nil, d.fail(err, topObject, 0, 0, 0)
+		return d.fail(err, topObject, 0, 0, 0)
 	}
 	if k != jsonscan.BeginObject {
-		return nil, d.wrongType(topObject, k)
+		return d.wrongType(topObject, k)
 	}
 	if err := d.topLevel(); err != nil {
-		return nil, err
+		return err
 	}
 	if _, err := d.s.Next(); err != io.EOF {
 		off := d.s.InputOffset()
 		if err == nil {
 			off = d.s.Start()
 		}
-		return nil, d.errAt(off, 0, "unexpected %s after the top-level object", d.describe(off))
+		return d.errAt(off, 0, "unexpected %s after the top-level object", d.describe(off))
 	}
-	return d.res, nil
+	d.finishTimings()
+	return nil
 }
 
 // decoders are reused: a decoder's scanner stack and text buffer would
@@ -184,6 +226,7 @@ func (d *decoder) release() {
 	d.data, d.res = nil, nil
 	clear(d.pathBuf[:])
 	d.path = nil
+	d.scratch, d.result, d.timings = false, TrialResult{}, [4]timingWithText{}
 	decoders.Put(d)
 }
 
@@ -471,12 +514,13 @@ func (d *decoder) check(w want) error {
 	return d.skip(k)
 }
 
-// timing reads a TimingInfo or null into *t and reports whether it was
-// an object (the phase started).
-func (d *decoder) timing(t **TimingInfo) (bool, error) {
+// timing reads the TimingInfo or null of phase i (timingPhases) and
+// reports whether it was an object (the phase started); finishTimings
+// sets the result's Timings.
+func (d *decoder) timing(i int) (bool, error) {
 	raw, ok, err := d.optObjectRaw()
 	if ok {
-		*t = parseTiming(&d.sub, raw)
+		d.timeAt[i] = parseTiming(&d.sub, raw, &d.times)
 	}
 	return ok, err
 }
@@ -486,7 +530,16 @@ func (d *decoder) timing(t **TimingInfo) (bool, error) {
 func (d *decoder) agentResult() error {
 	raw, ok, err := d.optObjectRaw()
 	if ok {
-		u := parseUsage(&d.sub, raw)
+		var vals *usageValues
+		if d.scratch {
+			// The first counts are the result's; later ones are only
+			// added to them.
+			vals = &d.usage[0]
+			if !d.res.Usage.IsZero() {
+				vals = &d.usage[1]
+			}
+		}
+		u := parseUsage(&d.sub, raw, vals)
 		if d.res.Usage.IsZero() {
 			// The first counts are taken as they are, as add would give
 			// them but for a cost of -0, which the sum 0 + -0 makes 0.
@@ -685,13 +738,13 @@ func (d *decoder) topLevel() error {
 		case "agent_result":
 			err = d.agentResult()
 		case "environment_setup":
-			r.Phases.EnvironmentSetup, err = d.timing(&r.Timings.EnvironmentSetup)
+			r.Phases.EnvironmentSetup, err = d.timing(0)
 		case "agent_setup":
-			r.Phases.AgentSetup, err = d.timing(&r.Timings.AgentSetup)
+			r.Phases.AgentSetup, err = d.timing(1)
 		case "agent_execution":
-			r.Phases.AgentExecution, err = d.timing(&r.Timings.AgentExecution)
+			r.Phases.AgentExecution, err = d.timing(2)
 		case "verifier":
-			r.Phases.Verifier, err = d.timing(&r.Timings.Verifier)
+			r.Phases.Verifier, err = d.timing(3)
 		case "verifier_result":
 			r.Verifier, err = d.verifierResult()
 		case "verifier_environment_mode":

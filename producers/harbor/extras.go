@@ -105,15 +105,27 @@ func objectMembers(d *jsonscan.Decoder, raw []byte, fn func(key []byte, d *jsons
 // skipped is fn's usual tail: skip what was not taken.
 func skipped(d *jsonscan.Decoder, k jsonscan.Kind) bool { return d.Skip(k) == nil }
 
-// parseTiming reads a timing object. Its strings are cut from one
-// allocation and held, with the TimingInfo, by another: a trial has up to
-// four timings, and a string each with its own holder was most of an
-// import's allocations.
-func parseTiming(sub *jsonscan.Decoder, raw []byte) *TimingInfo {
-	var buf [80]byte // two RFC 3339 times with nanoseconds fit
-	text := buf[:0]
-	var span [2]struct{ from, to int } // started_at, finished_at in text
-	var seen [2]bool
+// timingText is where one phase timing's strings are in the decoder's
+// times: started_at [0] and finished_at [1], each from, to and whether
+// it was there; present says the timing was an object.
+type timingText struct {
+	span    [2]struct{ from, to int }
+	seen    [2]bool
+	present bool
+}
+
+// timingWithText holds a TimingInfo with the strings it points to.
+type timingWithText struct {
+	t TimingInfo
+	s [2]string
+}
+
+// parseTiming reads a timing object, appending its strings to *text. A
+// trial has up to four timings: their strings are cut from one
+// allocation, and they are held together (finishTimings); a string each
+// with its own holder was most of an import's allocations.
+func parseTiming(sub *jsonscan.Decoder, raw []byte, text *[]byte) timingText {
+	t := timingText{present: true}
 	objectMembers(sub, raw, func(key []byte, d *jsonscan.Decoder, k jsonscan.Kind) bool {
 		if k != jsonscan.String {
 			return skipped(d, k)
@@ -127,29 +139,57 @@ func parseTiming(sub *jsonscan.Decoder, raw []byte) *TimingInfo {
 		default:
 			return skipped(d, k)
 		}
-		from := len(text)
-		text = append(text, d.Text()...) // after the switch: it may reuse key's memory
-		span[i].from, span[i].to, seen[i] = from, len(text), true
+		from := len(*text)
+		*text = append(*text, d.Text()...) // after the switch: it may reuse key's memory
+		t.span[i].from, t.span[i].to, t.seen[i] = from, len(*text), true
 		return true
 	})
-	type timingWithText struct {
-		t TimingInfo
-		s [2]string
-	}
-	tt := &timingWithText{}
-	all := string(text)
-	for i, ok := range seen {
-		if ok {
-			tt.s[i] = all[span[i].from:span[i].to]
+	return t
+}
+
+// finishTimings sets the result's Timings from what timing read: the
+// strings of all four share one allocation, the TimingInfos another
+// (none for ReadAttempt's result, whose timings are the decoder's).
+func (d *decoder) finishTimings() {
+	var holders *[4]timingWithText
+	var all string
+	for i := range d.timeAt {
+		at := &d.timeAt[i]
+		if !at.present {
+			continue
+		}
+		if holders == nil {
+			if d.scratch {
+				holders = &d.timings
+				*holders = [4]timingWithText{}
+			} else {
+				holders = new([4]timingWithText)
+			}
+			all = string(d.times)
+		}
+		tt := &holders[i]
+		for k, ok := range at.seen {
+			if ok {
+				tt.s[k] = all[at.span[k].from:at.span[k].to]
+			}
+		}
+		if at.seen[0] {
+			tt.t.StartedAt = &tt.s[0]
+		}
+		if at.seen[1] {
+			tt.t.FinishedAt = &tt.s[1]
+		}
+		switch i {
+		case 0:
+			d.res.Timings.EnvironmentSetup = &tt.t
+		case 1:
+			d.res.Timings.AgentSetup = &tt.t
+		case 2:
+			d.res.Timings.AgentExecution = &tt.t
+		default:
+			d.res.Timings.Verifier = &tt.t
 		}
 	}
-	if seen[0] {
-		tt.t.StartedAt = &tt.s[0]
-	}
-	if seen[1] {
-		tt.t.FinishedAt = &tt.s[1]
-	}
-	return &tt.t
 }
 
 // usageValues holds the counts a Usage points to.
@@ -158,10 +198,10 @@ type usageValues struct {
 	cost float64
 }
 
-// parseUsage reads a usage object; its counts share one allocation.
-func parseUsage(sub *jsonscan.Decoder, raw []byte) Usage {
+// parseUsage reads a usage object; its counts share one allocation, or
+// are kept in vals when it is not nil.
+func parseUsage(sub *jsonscan.Decoder, raw []byte, vals *usageValues) Usage {
 	var u Usage
-	var vals *usageValues
 	objectMembers(sub, raw, func(key []byte, d *jsonscan.Decoder, k jsonscan.Kind) bool {
 		if k != jsonscan.Number {
 			return skipped(d, k)
