@@ -464,11 +464,7 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 			if err := parent.Err(); err != nil {
 				return err
 			}
-			tw := &trialWork{t: t, jobs: make([]attemptJob, len(t.Attempts))}
-			tw.wg.Add(len(t.Attempts))
-			for i, a := range t.Attempts {
-				tw.jobs[i] = attemptJob{retry: a.Retry, dir: a.Dir, tw: tw}
-			}
+			tw := newTrialWork(t)
 			select {
 			case window <- tw:
 			case <-ctx.Done():
@@ -494,8 +490,9 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 		go func() {
 			defer wg.Done()
 			var buf []byte
+			files := &attemptFiles{ctx: ctx, root: root, buf: &buf}
 			for j := range jobs {
-				judgeAttempt(ctx, r.prod, j, root, &buf, r.scanner)
+				judgeAttempt(r.prod, j, files, r.scanner)
 				j.tw.wg.Done()
 			}
 		}()
@@ -513,6 +510,7 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 		if err = r.emit(tw); err != nil {
 			break
 		}
+		tw.recycle()
 	}
 	cancel()
 	for range window {
@@ -536,6 +534,41 @@ type trialWork struct {
 	t    planfile.Trial
 	jobs []attemptJob
 	wg   sync.WaitGroup
+}
+
+// trialWorks are the trialWorks emitted, for the next trials: one with
+// its attempts per trial was a quarter of an import's allocated bytes.
+var trialWorks = sync.Pool{New: func() any { return new(trialWork) }}
+
+// maxPooledAttempts bounds the attempts of a trialWork kept for reuse, so
+// a rare trial of many retries does not stay pinned.
+const maxPooledAttempts = 16
+
+// newTrialWork is the work of trial t, its attempts not yet judged.
+func newTrialWork(t planfile.Trial) *trialWork {
+	tw := trialWorks.Get().(*trialWork)
+	tw.t = t
+	if cap(tw.jobs) < len(t.Attempts) {
+		tw.jobs = make([]attemptJob, len(t.Attempts))
+	}
+	tw.jobs = tw.jobs[:len(t.Attempts)]
+	for i, a := range t.Attempts {
+		tw.jobs[i] = attemptJob{retry: a.Retry, dir: a.Dir, tw: tw}
+	}
+	tw.wg.Add(len(t.Attempts))
+	return tw
+}
+
+// recycle gives tw back once its observation was written: its wg is done,
+// so no worker holds one of its jobs, and nothing written points into it.
+// A trialWork of a run that stopped is left to the garbage collector.
+func (tw *trialWork) recycle() {
+	clear(tw.jobs) // nothing of this trial stays reachable from the pool
+	tw.t, tw.jobs = planfile.Trial{}, tw.jobs[:0]
+	if cap(tw.jobs) > maxPooledAttempts {
+		tw.jobs = nil
+	}
+	trialWorks.Put(tw)
 }
 
 // emit writes one judged trial's observation and collects its warnings.
@@ -823,10 +856,11 @@ func sortedAttempts(t planfile.Trial) []planfile.Attempt {
 // producer's cap) must not stay pinned once per worker.
 const maxKeptBuffer = 1 << 20
 
-// attemptFiles is the root as one attempt's producer reads it
-// (producers.Files): every read goes through safefs.Root, which refuses a
-// symlink in any component at the moment of the read, into the worker's
-// buffer, retried on transient faults (readWithRetry).
+// attemptFiles is the root as a worker's producer reads it, one attempt
+// at a time (producers.Files; judgeAttempt resets it for each): every
+// read goes through safefs.Root, which refuses a symlink in any component
+// at the moment of the read, into the worker's buffer, retried on
+// transient faults (readWithRetry).
 type attemptFiles struct {
 	ctx  context.Context
 	root *safefs.Root
@@ -856,8 +890,9 @@ func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
 
 // judgeAttempt reads and judges one attempt through its producer, and
 // checks the identity values it would save against the secret gate.
-func judgeAttempt(ctx context.Context, prod producers.Producer, j *attemptJob, root *safefs.Root, buf *[]byte, scanner *redact.Scanner) {
-	files := &attemptFiles{ctx: ctx, root: root, buf: buf}
+// files is the worker's, reused for each of its attempts.
+func judgeAttempt(prod producers.Producer, j *attemptJob, files *attemptFiles, scanner *redact.Scanner) {
+	files.fault, files.failed = nil, files.failed[:0]
 	a := prod.ReadAttempt(files, j.dir)
 	if files.fault != nil {
 		j.fault = files.fault
