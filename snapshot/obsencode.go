@@ -139,9 +139,12 @@ func appendExplanation(b []byte, a *AttemptOutcome) ([]byte, bool) {
 	return b, ok
 }
 
-// marshalError is json.Marshal's error for o.
+// marshalError is json.Marshal's error for o. It marshals a copy: o
+// itself then does not escape, so Writer.Add's observation is not moved
+// to the heap for a path only a refused value takes.
 func marshalError(o *Observation) error {
-	_, err := json.Marshal(o)
+	c := *o
+	_, err := json.Marshal(&c)
 	return err
 }
 
