@@ -1,6 +1,7 @@
 package harbor
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -29,23 +30,26 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	a := attempt.Attempt{Record: rel}
 	data, err := files.ReadFile(rel, MaxResultSize)
 	if err != nil {
-		var pe *safefs.PathError
-		if (errors.As(err, &pe) && pe.Code == safefs.CodeMissing) || errors.Is(err, fs.ErrNotExist) {
+		if isMissing(err) || errors.Is(err, fs.ErrNotExist) {
 			a.Outcome = Missing()
 			return a
 		}
-		if errors.As(err, &pe) && pe.Rel == rel {
+		if pe, ok := asPathError(err); ok && pe.Rel == rel {
 			// The file itself was refused (symlink, special file).
 			err = fmt.Errorf("%s: %w", rel, err)
 		}
 		a.Outcome = Invalid(err)
 		return a
 	}
-	h := digest.Bytes(data).String()
-	a.Evidence.ResultSHA256 = &h
-	// The decoded result, its timings and its usage counts are the
-	// decoder's until release: nothing below keeps a pointer into them
-	// (strings are immutable; timingOf and usageOf copy the values).
+	// What the attempt points to is held by one allocation.
+	v := &attemptValues{}
+	sum := digest.Bytes(data)
+	var hexSum [2 * len(sum)]byte
+	hex.Encode(hexSum[:], sum[:])
+	v.resultSHA256 = string(hexSum[:])
+	a.Evidence.ResultSHA256 = &v.resultSHA256
+	// The decoded result is the decoder's until release: nothing below
+	// keeps a pointer into it (strings are immutable; the rest is copied).
 	d := decoders.Get().(*decoder)
 	defer d.release()
 	r, err := d.decodeForImport(data)
@@ -68,8 +72,8 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	}
 	a.UnknownFields = r.UnknownFields
 	a.Task = r.TaskName
-	a.Timing = timingOf(r.Timings)
-	a.Usage = usageOf(r.Usage)
+	a.Timing = timingOf(r.Timings, &v.timing)
+	a.Usage = usageOf(r.Usage, &v.usage)
 	if e := r.Exception; e != nil {
 		a.Error = &attempt.Error{Class: e.Type, Message: e.Message}
 	}
@@ -78,15 +82,16 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	}
 	// Identity fields go to the snapshot and the platform as they are;
 	// the importer refuses one carrying a known secret, in this order.
-	a.Identity = make([]attempt.Field, 0, 5)
+	a.Identity = v.identity[:0]
 	if ag := r.Agent; ag != nil && ag.Name != "" {
 		a.Identity = append(a.Identity, attempt.Field{Name: "agent_info.name", Value: ag.Name})
-		sa := &snapshot.Agent{Name: ag.Name}
+		v.agent = snapshot.Agent{Name: ag.Name}
 		if ag.HasModel && ag.ModelName != "" {
 			a.Identity = append(a.Identity, attempt.Field{Name: "agent_info.model_info.name", Value: ag.ModelName})
-			sa.Model = &ag.ModelName
+			v.model = ag.ModelName
+			v.agent.Model = &v.model
 		}
-		a.Agent = sa
+		a.Agent = &v.agent
 	}
 	if et := a.Outcome.ExceptionType; et != nil {
 		a.Identity = append(a.Identity, attempt.Field{Name: "exception_info.exception_type", Value: *et})
@@ -94,7 +99,8 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	if ck := r.TaskChecksum; ck != "" {
 		a.Identity = append(a.Identity, attempt.Field{Name: "task_checksum", Value: ck})
 		if isHexDigest(ck) {
-			a.Evidence.TaskChecksum = &ck
+			v.taskChecksum = ck
+			a.Evidence.TaskChecksum = &v.taskChecksum
 		} else {
 			a.Warnings = append(a.Warnings, "task_checksum is not a 64-hex-digit SHA-256 (Harbor writes dirhash(task_dir, \"sha256\")); recorded as null")
 		}
@@ -102,12 +108,41 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	if m := r.VerifierEnvironmentMode; m != nil {
 		a.Identity = append(a.Identity, attempt.Field{Name: "verifier_environment_mode", Value: *m})
 		if IsVerifierEnvironmentMode(*m) {
-			a.Evidence.VerifierEnvironmentMode = m
+			v.verifierEnvironmentMode = *m
+			a.Evidence.VerifierEnvironmentMode = &v.verifierEnvironmentMode
 		} else {
 			a.Warnings = append(a.Warnings, fmt.Sprintf("verifier_environment_mode %q is not one of Harbor's values (%s); recorded as null", *m, strings.Join(VerifierEnvironmentModes, ", ")))
 		}
 	}
 	return a
+}
+
+// attemptValues holds what an attempt read from a result points to: one
+// allocation per attempt, not one per value (they were most of an
+// import's allocations). It lives as long as any of them.
+type attemptValues struct {
+	resultSHA256, taskChecksum, verifierEnvironmentMode string
+	// identity has room for ReadAttempt's five identity fields.
+	identity [5]attempt.Field
+	agent    snapshot.Agent
+	model    string
+	timing   timingWithValues
+	usage    usageWithValues
+}
+
+// isMissing reports a *safefs.PathError for a missing component.
+func isMissing(err error) bool {
+	pe, ok := asPathError(err)
+	return ok && pe.Code == safefs.CodeMissing
+}
+
+// asPathError is errors.As for a *safefs.PathError. Its target is only
+// moved to the heap when it is called: ReadAttempt's callers read
+// thousands of files, and most reads succeed.
+func asPathError(err error) (*safefs.PathError, bool) {
+	var pe *safefs.PathError
+	ok := errors.As(err, &pe)
+	return pe, ok
 }
 
 // scoresOf is a verifier result's rewards by name, in file order (the
@@ -130,15 +165,15 @@ func scoresOf(vr *VerifierResult) []attempt.Score {
 	return out
 }
 
-// timingOf is the phase durations of a result, to the millisecond; nil
-// when no phase has one.
-func timingOf(t Timings) *snapshot.Timing {
-	// One allocation for the timing and its four durations, not five.
-	type timingWithValues struct {
-		t snapshot.Timing
-		v [4]float64
-	}
-	tv := &timingWithValues{}
+// timingWithValues is a snapshot.Timing with the durations it points to.
+type timingWithValues struct {
+	t snapshot.Timing
+	v [4]float64
+}
+
+// timingOf is the phase durations of a result, to the millisecond, held
+// by tv; nil when no phase has one.
+func timingOf(t Timings, tv *timingWithValues) *snapshot.Timing {
 	sec := func(i int, ti *TimingInfo) *float64 {
 		s, ok := ti.Seconds()
 		if !ok {
@@ -155,19 +190,20 @@ func timingOf(t Timings) *snapshot.Timing {
 	return &tv.t
 }
 
-// usageOf is the agent's counts, nil when it reported none. The counts
-// are copied: u may point into the decoder's memory (decodeForImport).
-func usageOf(u Usage) *snapshot.Usage {
+// usageWithValues is a snapshot.Usage with the counts it points to.
+type usageWithValues struct {
+	u    snapshot.Usage
+	n    [3]int64
+	cost float64
+}
+
+// usageOf is the agent's counts, held by uv; nil when it reported none.
+// The counts are copied: u may point into the decoder's memory
+// (decodeForImport).
+func usageOf(u Usage, uv *usageWithValues) *snapshot.Usage {
 	if u.IsZero() {
 		return nil
 	}
-	// One allocation for the usage and its counts.
-	type usageWithValues struct {
-		u    snapshot.Usage
-		n    [3]int64
-		cost float64
-	}
-	uv := &usageWithValues{}
 	for i, p := range [3]struct {
 		from *int64
 		to   **int64

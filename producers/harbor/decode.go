@@ -139,6 +139,13 @@ type decoder struct {
 	result  TrialResult
 	timings [4]timingWithText
 	usage   [2]usageValues
+	agent   AgentInfo
+	// verifier and rewardBuf hold the trial-level verifier_result.
+	verifier  VerifierResult
+	rewardBuf []Reward
+
+	// interned are strings read before, reused (internTable).
+	interned internTable
 }
 
 func decodeBytes(data []byte, lean bool) (*TrialResult, error) {
@@ -227,6 +234,9 @@ func (d *decoder) release() {
 	clear(d.pathBuf[:])
 	d.path = nil
 	d.scratch, d.result, d.timings = false, TrialResult{}, [4]timingWithText{}
+	d.agent, d.verifier = AgentInfo{}, VerifierResult{}
+	clear(d.rewardBuf[:cap(d.rewardBuf)])
+	d.rewardBuf = d.rewardBuf[:0]
 	decoders.Put(d)
 }
 
@@ -460,11 +470,38 @@ func (d *decoder) str() (string, error) {
 func (d *decoder) text() string {
 	raw := d.s.Raw()
 	body := raw[1 : len(raw)-1]
-	if d.s.Verbatim() {
-		return string(body)
+	if !d.s.Verbatim() {
+		d.buf = jsonscan.AppendUnquoted(d.buf[:0], body)
+		body = d.buf
 	}
-	d.buf = jsonscan.AppendUnquoted(d.buf[:0], body)
-	return string(d.buf)
+	return d.interned.of(body)
+}
+
+// strings are the short strings a decoder read last, by a hash of their
+// bytes: the files of one import repeat most of their text (task names
+// and checksums, agent and model names, reward values), and a string
+// read again is then not allocated again. They survive release: they
+// are immutable copies, and at most len(strings) × maxInterned bytes.
+type internTable [64]string
+
+// maxInterned is the longest text strings keeps.
+const maxInterned = 128
+
+// of is b as a string: the one kept when it is there, else a new one,
+// then kept.
+func (t *internTable) of(b []byte) string {
+	n := len(b)
+	if n == 0 || n > maxInterned {
+		return string(b)
+	}
+	// Names differ most at their end (task-00041), checksums anywhere.
+	h := (uint(n) + 7*uint(b[n-1]) + 31*uint(b[n/2]) + 131*uint(b[0])) % uint(len(t))
+	if s := t[h]; s == string(b) {
+		return s
+	}
+	s := string(b)
+	t[h] = s
+	return s
 }
 
 // extra reads a string or null that only DecodeTrialResult's callers
@@ -578,7 +615,7 @@ func (d *decoder) raw() (Value, error) {
 	if err := d.skip(k); err != nil {
 		return Value{}, err
 	}
-	return Value{Kind: kindOf(k), Raw: string(d.data[start:d.s.InputOffset()])}, nil
+	return Value{Kind: kindOf(k), Raw: d.interned.of(d.data[start:d.s.InputOffset()])}, nil
 }
 
 // unknown counts and skips a key tpctl does not know.
@@ -746,7 +783,7 @@ func (d *decoder) topLevel() error {
 		case "verifier":
 			r.Phases.Verifier, err = d.timing(3)
 		case "verifier_result":
-			r.Verifier, err = d.verifierResult()
+			r.Verifier, err = d.verifierResult(true)
 		case "verifier_environment_mode":
 			r.HasVerifierEnvironmentMode = true
 			r.VerifierEnvironmentMode, err = d.optStr()
@@ -829,7 +866,11 @@ func (d *decoder) agentInfo() error {
 		return err
 	}
 	// Kept under lean too: the importer records the agent and model.
-	a := &AgentInfo{}
+	a := &d.agent
+	if !d.scratch {
+		a = &AgentInfo{}
+	}
+	*a = AgentInfo{}
 	err = d.object(func(key string) (err error) {
 		switch key {
 		case "name":
@@ -869,12 +910,19 @@ func (d *decoder) modelInfo(a *AgentInfo) error {
 	})
 }
 
-func (d *decoder) verifierResult() (*VerifierResult, error) {
+// verifierResult reads a verifier_result: the trial's (top) or a step's.
+func (d *decoder) verifierResult(top bool) (*VerifierResult, error) {
 	k, err := d.value(optObject)
 	if err != nil || k == jsonscan.Null {
 		return nil, err
 	}
-	v := &VerifierResult{}
+	var v *VerifierResult
+	if top && d.scratch {
+		v = &d.verifier
+		*v = VerifierResult{}
+	} else {
+		v = &VerifierResult{}
+	}
 	return v, d.object(func(key string) (err error) {
 		switch key {
 		case "rewards":
@@ -898,13 +946,24 @@ func (d *decoder) rewards(v *VerifierResult) error {
 	}
 	v.HasRewards = true
 	v.Rewards = []Reward{}
-	return d.object(func(name string) error {
+	own := v == &d.verifier
+	if own {
+		if d.rewardBuf == nil {
+			d.rewardBuf = make([]Reward, 0, 4)
+		}
+		v.Rewards = d.rewardBuf[:0]
+	}
+	err = d.object(func(name string) error {
 		val, err := d.raw()
 		if err == nil {
 			v.Rewards = append(v.Rewards, Reward{Key: name, Value: val})
 		}
 		return err
 	})
+	if own {
+		d.rewardBuf = v.Rewards[:0] // grown, for the next result
+	}
+	return err
 }
 
 func (d *decoder) exceptionInfo() (*ExceptionInfo, error) {
@@ -984,7 +1043,7 @@ func (d *decoder) step(start int64) (StepResult, error) {
 			s.Name, err = d.str()
 			haveName = true
 		case "verifier_result":
-			s.Verifier, err = d.verifierResult()
+			s.Verifier, err = d.verifierResult(false)
 		case "exception_info":
 			s.Exception, err = d.exceptionInfo()
 		case "agent_result":

@@ -271,7 +271,7 @@ func pickReward(vr *VerifierResult) rewardPick {
 	if key != "reward" {
 		quoted = strconv.Quote(key)
 	}
-	where := "reward " + quoted + " is " + shown
+	where := rewardWhere(quoted, shown)
 	switch val.Kind {
 	case KindNull:
 		p.problem, p.detail = ReasonRewardMissing, where+" (Harbor writes NaN and ±Infinity rewards as null)"
@@ -299,6 +299,25 @@ func pickReward(vr *VerifierResult) rewardPick {
 	}
 	p.detail = where
 	return p
+}
+
+// rewardWhere is "reward " + quoted + " is " + shown, the words of the
+// usual rewards written once: every attempt's judging builds them, and
+// most attempts' detail then drops them.
+func rewardWhere(quoted, shown string) string {
+	if quoted == `"reward"` {
+		switch shown {
+		case "1.0":
+			return `reward "reward" is 1.0`
+		case "0.0":
+			return `reward "reward" is 0.0`
+		case "1":
+			return `reward "reward" is 1`
+		case "0":
+			return `reward "reward" is 0`
+		}
+	}
+	return "reward " + quoted + " is " + shown
 }
 
 // cutUTF8 returns at most the first n bytes of s (n < len(s)), ending
