@@ -48,16 +48,14 @@ var readBackoff = []time.Duration{
 // readFault reports whether err, from reading a result.json, is a fault of
 // the machine rather than a fact about the file, and its errno's name.
 func readFault(err error) (bool, string) {
-	var pe *safefs.PathError
-	var tl *safefs.TooLargeError
 	var en syscall.Errno
 	hasErrno := errors.As(err, &en)
 	switch {
 	case hasErrno && (en == syscall.ENOENT || en == syscall.ENOTDIR || en == syscall.ELOOP):
 		return false, ""
-	case errors.Is(err, fs.ErrNotExist), errors.As(err, &tl):
+	case errors.Is(err, fs.ErrNotExist), isTooLarge(err):
 		return false, ""
-	case errors.As(err, &pe) && pe.Code != safefs.CodeMissing:
+	case isRefused(err):
 		// Refused for what the path is: a symlink, a special file.
 		return false, ""
 	case hasErrno:
@@ -66,6 +64,19 @@ func readFault(err error) (bool, string) {
 	// An error without an errno that is none of the above is not known to
 	// be about the file: failing loudly is the safe side.
 	return true, ""
+}
+
+// isTooLarge and isRefused are errors.As for safefs's errors, each
+// target moved to the heap only when its question is asked: a job's
+// missing files (a verifier that never ran) are read by the thousand.
+func isTooLarge(err error) bool {
+	var tl *safefs.TooLargeError
+	return errors.As(err, &tl)
+}
+
+func isRefused(err error) bool {
+	var pe *safefs.PathError
+	return errors.As(err, &pe) && pe.Code != safefs.CodeMissing
 }
 
 // readWithRetry calls read until it succeeds, fails for a reason about the
