@@ -78,7 +78,7 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 		a.Error = &attempt.Error{Class: e.Type, Message: e.Message}
 	}
 	if vr := r.Verifier; vr != nil {
-		a.Scores = scoresOf(vr)
+		a.Scores = scoresOf(vr, v)
 	}
 	// Identity fields go to the snapshot and the platform as they are;
 	// the importer refuses one carrying a known secret, in this order.
@@ -128,6 +128,9 @@ type attemptValues struct {
 	model    string
 	timing   timingWithValues
 	usage    usageWithValues
+	// scores and scoreValues hold the first scores (Harbor writes one).
+	scores      [2]attempt.Score
+	scoreValues [2]float64
 }
 
 // isMissing reports a *safefs.PathError for a missing component.
@@ -147,20 +150,32 @@ func asPathError(err error) (*safefs.PathError, bool) {
 
 // scoresOf is a verifier result's rewards by name, in file order (the
 // legacy single reward as "reward").
-func scoresOf(vr *VerifierResult) []attempt.Score {
-	one := func(name string, v *Value) attempt.Score {
-		s := attempt.Score{Name: name, Raw: v.Raw}
-		if f, ok := v.Float(); ok && !math.IsNaN(f) && !math.IsInf(f, 0) && v.Kind == KindNumber {
-			s.Value = &f
-		}
-		return s
-	}
-	var out []attempt.Score
+func scoresOf(vr *VerifierResult, v *attemptValues) []attempt.Score {
+	n := len(vr.Rewards)
 	if vr.LegacyReward != nil {
-		out = append(out, one("reward", vr.LegacyReward))
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	out := v.scores[:0]
+	one := func(name string, val *Value) {
+		s := attempt.Score{Name: name, Raw: val.Raw}
+		if f, ok := val.Float(); ok && !math.IsNaN(f) && !math.IsInf(f, 0) && val.Kind == KindNumber {
+			if i := len(out); i < len(v.scoreValues) {
+				v.scoreValues[i] = f
+				s.Value = &v.scoreValues[i]
+			} else {
+				s.Value = &f
+			}
+		}
+		out = append(out, s)
+	}
+	if vr.LegacyReward != nil {
+		one("reward", vr.LegacyReward)
 	}
 	for i := range vr.Rewards {
-		out = append(out, one(vr.Rewards[i].Key, &vr.Rewards[i].Value))
+		one(vr.Rewards[i].Key, &vr.Rewards[i].Value)
 	}
 	return out
 }
