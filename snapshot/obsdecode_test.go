@@ -180,6 +180,7 @@ func FuzzAppendObservation(f *testing.F) {
 		f.Add(line, 0.5)
 	}
 	f.Add([]byte(`{"trial_id":"\u003c\ud800","reason":"\u2029"}`), 1e-9)
+	f.Add([]byte(`{"trial_id":"a\"b\\c","task":"\\","reason":"reward \"reward\" is 1.0\""}`), 1.0)
 	f.Fuzz(func(t *testing.T, line []byte, reward float64) {
 		o, err := strictDecode(line)
 		if err != nil {

@@ -148,19 +148,29 @@ func marshalError(o *Observation) error {
 	return err
 }
 
-// appendJSONString writes s quoted; a string with anything encoding/json
-// escapes (quotes, backslashes, control characters, <, >, &, non-ASCII
-// that may be invalid or U+2028/U+2029) goes through encoding/json.
+// appendJSONString writes s quoted; quotes and backslashes are escaped
+// here (details quote their values: reward "reward" is 1.0), and a string
+// with anything else encoding/json escapes (control characters, <, >, &,
+// non-ASCII that may be invalid or U+2028/U+2029) goes through
+// encoding/json.
 func appendJSONString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
-		case c < 0x20, c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+		case c < 0x20, c >= 0x7f, c == '<', c == '>', c == '&':
 			q, _ := json.Marshal(s) // a string always encodes
 			return append(b, q...)
 		}
 	}
 	b = append(b, '"')
-	b = append(b, s...)
+	from := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '"' || c == '\\' {
+			b = append(b, s[from:i]...)
+			b = append(b, '\\', c)
+			from = i + 1
+		}
+	}
+	b = append(b, s[from:]...)
 	return append(b, '"')
 }
 
