@@ -878,8 +878,10 @@ func (f *attemptFiles) ReadFile(rel string, max int64) ([]byte, error) {
 		*f.buf = data[:0]
 	}
 	if err != nil {
-		var re *ReadError
-		if errors.As(err, &re) || f.ctx.Err() != nil {
+		// readWithRetry returns its *ReadError as it is (a type check,
+		// not errors.As, whose target would be allocated for every
+		// missing file).
+		if _, fault := err.(*ReadError); fault || f.ctx.Err() != nil {
 			f.fault = err
 		} else {
 			f.failed = append(f.failed, rel)

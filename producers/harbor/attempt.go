@@ -75,7 +75,8 @@ func ReadAttempt(files producers.Files, dir string) attempt.Attempt {
 	a.Timing = timingOf(r.Timings, &v.timing)
 	a.Usage = usageOf(r.Usage, &v.usage)
 	if e := r.Exception; e != nil {
-		a.Error = &attempt.Error{Class: e.Type, Message: e.Message}
+		v.err = attempt.Error{Class: e.Type, Message: e.Message}
+		a.Error = &v.err
 	}
 	if vr := r.Verifier; vr != nil {
 		a.Scores = scoresOf(vr, v)
@@ -126,6 +127,7 @@ type attemptValues struct {
 	identity [5]attempt.Field
 	agent    snapshot.Agent
 	model    string
+	err      attempt.Error
 	timing   timingWithValues
 	usage    usageWithValues
 	// scores and scoreValues hold the first scores (Harbor writes one).

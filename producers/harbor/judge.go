@@ -165,8 +165,11 @@ func judgeBeforeAgentRun(exc *ExceptionInfo, excDetail string, steps []StepResul
 	if phases == nil {
 		return outcome.Outcome{}, false
 	}
-	o := outcome.Outcome{Status: outcome.InfraError, ExceptionType: ptr(exc.Type)}
+	// The outcome is built only when a rule matches: most attempts with
+	// an exception pass through here.
+	o := outcome.Outcome{Status: outcome.InfraError}
 	if m, ok := matchMessageRule(exc.Type, exc.Message); ok && phases.EnvironmentSetup && !phases.AgentSetup {
+		o.ExceptionType = ptr(exc.Type)
 		o.Reason = m.Reason
 		o.Detail = excDetail + "; Harbor's own environment start failure (recorded before agent setup began), so the attempt is infra_error"
 		return o, true
@@ -177,6 +180,7 @@ func judgeBeforeAgentRun(exc *ExceptionInfo, excDetail string, steps []StepResul
 	// (agent_setup set) or, at v0.22.0, a simulated user's, which runs just
 	// before it (agent_setup still null).
 	if known && rule.class == classAgentError && phases.EnvironmentSetup && !phases.AgentExecution && !phases.Verifier && len(steps) == 0 {
+		o.ExceptionType = ptr(exc.Type)
 		o.Reason = ReasonAgentSetupFailed
 		o.Detail = excDetail + "; raised while setting up the agent (agent_execution and verifier null): the agent never ran, so the attempt is infra_error"
 		return o, true
