@@ -167,7 +167,6 @@ func (d *decoder) decodeForImport(data []byte) (*TrialResult, error) {
 	if int64(len(data)) > MaxResultSize {
 		return nil, &TooLargeError{Limit: MaxResultSize}
 	}
-	d.scratch = true
 	d.result = TrialResult{}
 	if err := d.decode(data, true, &d.result); err != nil {
 		return nil, err
@@ -175,8 +174,10 @@ func (d *decoder) decodeForImport(data []byte) (*TrialResult, error) {
 	return &d.result, nil
 }
 
-// decode reads one result from data into res, which is zero.
+// decode reads one result from data into res, which is zero: the
+// decoder's own result (decodeForImport) or a new one.
 func (d *decoder) decode(data []byte, lean bool, res *TrialResult) error {
+	d.scratch = res == &d.result
 	if !utf8.Valid(data) {
 		off := 0
 		for off < len(data) {
@@ -477,14 +478,14 @@ func (d *decoder) text() string {
 	return d.interned.of(body)
 }
 
-// strings are the short strings a decoder read last, by a hash of their
-// bytes: the files of one import repeat most of their text (task names
-// and checksums, agent and model names, reward values), and a string
-// read again is then not allocated again. They survive release: they
-// are immutable copies, and at most len(strings) × maxInterned bytes.
+// internTable holds the short strings a decoder read last, by a hash of
+// their bytes: the files of one import repeat most of their text (task
+// names and checksums, agent and model names, reward values), and a
+// string read again is then not allocated again. They survive release:
+// they are immutable copies, at most 64 × maxInterned bytes.
 type internTable [64]string
 
-// maxInterned is the longest text strings keeps.
+// maxInterned is the longest text an internTable keeps.
 const maxInterned = 128
 
 // of is b as a string: the one kept when it is there, else a new one,
@@ -551,9 +552,10 @@ func (d *decoder) check(w want) error {
 	return d.skip(k)
 }
 
-// timing reads the TimingInfo or null of phase i (timingPhases) and
-// reports whether it was an object (the phase started); finishTimings
-// sets the result's Timings.
+// timing reads the TimingInfo or null of phase i (0 environment_setup,
+// 1 agent_setup, 2 agent_execution, 3 verifier) and reports whether it
+// was an object (the phase started); finishTimings sets the result's
+// Timings.
 func (d *decoder) timing(i int) (bool, error) {
 	raw, ok, err := d.optObjectRaw()
 	if ok {

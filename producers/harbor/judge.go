@@ -165,8 +165,8 @@ func judgeBeforeAgentRun(exc *ExceptionInfo, excDetail string, steps []StepResul
 	if phases == nil {
 		return outcome.Outcome{}, false
 	}
-	// The outcome is built only when a rule matches: most attempts with
-	// an exception pass through here.
+	// Its exception type is allocated only when a rule matches: most
+	// attempts with an exception pass through here and match none.
 	o := outcome.Outcome{Status: outcome.InfraError}
 	if m, ok := matchMessageRule(exc.Type, exc.Message); ok && phases.EnvironmentSetup && !phases.AgentSetup {
 		o.ExceptionType = ptr(exc.Type)
