@@ -66,6 +66,18 @@ type Options struct {
 	// Result.More: a terminal shows a few of each, and a job missing tens
 	// of thousands of folders then costs no memory for them. 0 keeps all.
 	WarningsPerCode int
+	// Visitor, when set, is called as the import starts judging and
+	// returns the Visit that is handed every planned trial in canonical
+	// order as the import saves it: the observation as written to
+	// observations.jsonl (nil for a trial with no attempt), the same one
+	// snapshot.OpenTrials hands a Visit over the saved snapshot, so a
+	// summary of the round needs no second read. Trajectory is always
+	// false: trajectories are chosen after the last observation. A
+	// streamed import that falls back to the loaded path calls Visitor
+	// again: start over. What the Visit sees is provisional until Import
+	// returns without an error; an error from it ends the import, and
+	// nothing is saved.
+	Visitor func() snapshot.Visit
 
 	// requireFolders is set by Import (the CLI's import): a plan none of
 	// whose folders exists is refused. The eval runner's ImportPlan keeps
@@ -408,6 +420,8 @@ type importRun struct {
 	sample            []string
 	firstDir          string
 	source            func(each func(planfile.Trial) error) error
+	// visit is Options.Visitor's Visit for this pass over the trials.
+	visit snapshot.Visit
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
@@ -431,6 +445,9 @@ const windowTrials = 64
 // most windowTrials × workers trials are held.
 func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Trial) error) error) (*Result, error) {
 	r.source = source
+	if r.opts.Visitor != nil {
+		r.visit = r.opts.Visitor()
+	}
 	workers := r.opts.Workers
 	if workers <= 0 {
 		workers = min(4*runtime.GOMAXPROCS(0), 32)
@@ -620,8 +637,17 @@ func (r *importRun) emit(tw *trialWork) error {
 					fmt.Sprintf("trial %s retry %d is unscored: %s", t.ID(), job.retry, job.invalid)})
 			}
 		}
-		if err := r.w.Add(obs); err != nil {
+		if err := r.w.Add(&obs); err != nil {
 			return fmt.Errorf("trial %s: %w", t.ID(), err)
+		}
+		if r.visit != nil {
+			if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat, Observation: &obs}); err != nil {
+				return err
+			}
+		}
+	} else if r.visit != nil {
+		if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat}); err != nil {
+			return err
 		}
 	}
 	r.done++

@@ -283,8 +283,9 @@ func (w *Writer) writeFile(name string, parts ...[]byte) error {
 }
 
 // Add appends one observation. Observations must come in canonical
-// (task, repeat) order; Trainable is set from the plan.
-func (w *Writer) Add(o Observation) (err error) {
+// (task, repeat) order. Add sets o.Trainable from the plan, so o is then
+// the observation as saved.
+func (w *Writer) Add(o *Observation) (err error) {
 	defer w.saving(&err)
 	if w.done || w.sealed != nil {
 		return fmt.Errorf("snapshot writer is closed to observations")
@@ -292,10 +293,10 @@ func (w *Writer) Add(o Observation) (err error) {
 	if w.t == nil {
 		return fmt.Errorf("snapshot writer has no plan yet")
 	}
-	if err := w.t.add(&o); err != nil {
+	if err := w.t.add(o); err != nil {
 		return err
 	}
-	b, err := appendObservation(w.line[:0], &o)
+	b, err := appendObservation(w.line[:0], o)
 	if err != nil {
 		return err
 	}
