@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -289,26 +288,36 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		return nil, nil, nil, false
 	}
 	res, err = func() (*Result, error) {
-		if err := w.WritePlan(planSummary(head), settings, sp.WriteCanonical); err != nil {
-			return nil, err
-		}
-		plan, err := w.OpenPlan()
+		pw, err := w.BeginPlan(planSummary(head), settings)
 		if err != nil {
 			return nil, err
 		}
-		defer plan.Close()
 		run := newRun(opts, prod, head, verified, scanner, w)
 		run.total = sp.Trials()
 		run.found = sp.Findings()
 		run.dirs = planfile.NewDirChecker(opts.Root)
-		run.fileIndex = sp.FileOrder()
-		// The source is read twice when the producer compares the plan's
-		// tasks with its own declaration (plannedTasks).
-		source := func(each func(planfile.Trial) error) error {
-			if _, err := plan.Seek(0, io.SeekStart); err != nil {
+		// The trials are judged as plan.json is written: the plan file's
+		// second read hands each trial, with its index in the file, the
+		// moment its canonical bytes are made (in canonical order, sorted
+		// on the way if need be), so no pass over the plan stands alone
+		// before the first result.json is read.
+		source := func(each func(planfile.Trial, int) error) error {
+			if err := sp.WriteCanonical(pw, each); err != nil {
+				pw.Abort()
 				return err
 			}
-			return planfile.ReadCanonicalTrials(plan, each)
+			return pw.Close()
+		}
+		// The job check reads the trials again, from the saved plan.json
+		// (plannedTasks), when the producer compares them with its own
+		// declaration.
+		run.again = func(each func(planfile.Trial) error) error {
+			f, err := w.OpenPlan()
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return planfile.ReadCanonicalTrials(f, each)
 		}
 		return run.judge(ctx, source)
 	}()
@@ -373,7 +382,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 		defer run.tr.close()
 		run.trials = trials
 	}
-	source := func(each func(planfile.Trial) error) error {
+	run.again = func(each func(planfile.Trial) error) error {
 		for _, t := range trials {
 			t.Attempts = sortedAttempts(t)
 			if err := each(t); err != nil {
@@ -381,6 +390,11 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 			}
 		}
 		return nil
+	}
+	// Index: the plan's findings are already known (rep), so no finding
+	// is built from a trial's place in the file.
+	source := func(each func(planfile.Trial, int) error) error {
+		return run.again(func(t planfile.Trial) error { return each(t, -1) })
 	}
 	return run.judge(ctx, source)
 }
@@ -406,20 +420,16 @@ type importRun struct {
 	// missingDropped counts the missing folders left out of missing by
 	// Options.WarningsPerCode.
 	missingDropped int
-	// fileIndex gives each trial's index in the plan file, one call per
-	// trial in canonical order (planfile.Streamed.FileOrder): the /trials/i
-	// of a finding; nil when the trials are in the file's order.
-	fileIndex func() (int, error)
 
 	// attempts counts the plan's attempts; present those whose folder
 	// exists (counted until the sample is full); sample is up to
 	// maxJobSample existing folders, to find the producer's run they
-	// belong to. source yields the plan's trials again, for the job
+	// belong to. again yields the plan's trials again, for the job
 	// check's tasks (plannedTasks): nothing per task is held.
 	attempts, present int
 	sample            []string
 	firstDir          string
-	source            func(each func(planfile.Trial) error) error
+	again             func(each func(planfile.Trial) error) error
 	// visit is Options.Visitor's Visit for this pass over the trials.
 	visit snapshot.Visit
 	// recordName is the base name of the attempts' native records
@@ -440,11 +450,11 @@ func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified
 const windowTrials = 64
 
 // judge reads and judges the trials source yields (canonical order,
-// attempts by ascending retry) and finishes the snapshot. Workers keep
-// reading while observations are written, in order, by this goroutine; at
-// most windowTrials × workers trials are held.
-func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Trial) error) error) (*Result, error) {
-	r.source = source
+// attempts by ascending retry, each with its index in the plan file) and
+// finishes the snapshot. Workers keep reading while observations are
+// written, in order, by this goroutine; at most windowTrials × workers
+// trials are held.
+func (r *importRun) judge(ctx context.Context, source func(each func(t planfile.Trial, index int) error) error) (*Result, error) {
 	if r.opts.Visitor != nil {
 		r.visit = r.opts.Visitor()
 	}
@@ -475,13 +485,13 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 		defer wg.Done()
 		defer close(window)
 		defer close(jobs)
-		srcErr = source(func(t planfile.Trial) error {
+		srcErr = source(func(t planfile.Trial, index int) error {
 			// Err is polled as well as Done watched: a context may report
 			// cancellation before it closes Done.
 			if err := parent.Err(); err != nil {
 				return err
 			}
-			tw := &trialWork{t: t, jobs: make([]attemptJob, len(t.Attempts))}
+			tw := &trialWork{t: t, index: index, jobs: make([]attemptJob, len(t.Attempts))}
 			tw.wg.Add(len(t.Attempts))
 			for i, a := range t.Attempts {
 				tw.jobs[i] = attemptJob{retry: a.Retry, dir: a.Dir, tw: tw}
@@ -550,9 +560,12 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 // trialWork is one trial in flight: its attempts are judged by the
 // workers, and wg is done when all are.
 type trialWork struct {
-	t    planfile.Trial
-	jobs []attemptJob
-	wg   sync.WaitGroup
+	t planfile.Trial
+	// index is the trial's index in the plan file, for a finding's
+	// pointer (checkDir).
+	index int
+	jobs  []attemptJob
+	wg    sync.WaitGroup
 }
 
 // emit writes one judged trial's observation and collects its warnings.
@@ -561,13 +574,7 @@ func (r *importRun) emit(tw *trialWork) error {
 	if err := r.w.PlanTrial(t.Task, t.Repeat); err != nil {
 		return err
 	}
-	index := r.done
-	if r.fileIndex != nil {
-		var err error
-		if index, err = r.fileIndex(); err != nil {
-			return fmt.Errorf("trial %s: %w", t.ID(), err)
-		}
-	}
+	index := tw.index
 	if len(jobs) > 0 {
 		for k := range jobs {
 			if err := jobs[k].fault; err != nil {
@@ -1075,7 +1082,7 @@ func plannedTasks(source func(each func(planfile.Trial) error) error) producers.
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) ([]Warning, error) {
-	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.source), Settings: r.plan.Settings})
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.again), Settings: r.plan.Settings})
 	if err != nil {
 		return []Warning{{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}}, nil
 	}
