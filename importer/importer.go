@@ -1071,7 +1071,7 @@ func plannedTasks(source func(each func(planfile.Trial) error) error) producers.
 		case errors.Is(err, errEnough):
 			return nil
 		case err != nil:
-			return fmt.Errorf("reading the plan's tasks again: %w", err)
+			return &rereadError{err}
 		case cur.Trials > 0:
 			fn(cur)
 		}
@@ -1079,11 +1079,22 @@ func plannedTasks(source func(each func(planfile.Trial) error) error) producers.
 	}
 }
 
+// rereadError is a failed read of the plan's trials again (plannedTasks),
+// told apart from a failed read of the producer's own files.
+type rereadError struct{ err error }
+
+func (e *rereadError) Error() string { return "reading the plan's trials again: " + e.err.Error() }
+func (e *rereadError) Unwrap() error { return e.err }
+
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) ([]Warning, error) {
 	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.again), Settings: r.plan.Settings})
-	if err != nil {
+	var reread *rereadError
+	switch {
+	case errors.As(err, &reread):
+		return []Warning{{"job_unreadable", fmt.Sprintf("the plan's trials could not be read again from the snapshot's %s, so the plan was not compared with the %s job's own files: %v", snapshot.PlanFile, r.prod.Name(), reread.err)}}, nil
+	case err != nil:
 		return []Warning{{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}}, nil
 	}
 	if c == nil {
