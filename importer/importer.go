@@ -13,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -66,6 +65,18 @@ type Options struct {
 	// Result.More: a terminal shows a few of each, and a job missing tens
 	// of thousands of folders then costs no memory for them. 0 keeps all.
 	WarningsPerCode int
+	// Visitor, when set, is called as the import starts judging and
+	// returns the Visit that is handed every planned trial in canonical
+	// order as the import saves it: the observation as written to
+	// observations.jsonl (nil for a trial with no attempt), the same one
+	// snapshot.OpenTrials hands a Visit over the saved snapshot, so a
+	// summary of the round needs no second read. Trajectory is always
+	// false: trajectories are chosen after the last observation. A
+	// streamed import that falls back to the loaded path calls Visitor
+	// again: start over. What the Visit sees is provisional until Import
+	// returns without an error; an error from it ends the import, and
+	// nothing is saved.
+	Visitor func() snapshot.Visit
 
 	// requireFolders is set by Import (the CLI's import): a plan none of
 	// whose folders exists is refused. The eval runner's ImportPlan keeps
@@ -277,26 +288,36 @@ func importStreamed(ctx context.Context, opts Options) (res *Result, left []safe
 		return nil, nil, nil, false
 	}
 	res, err = func() (*Result, error) {
-		if err := w.WritePlan(planSummary(head), settings, sp.WriteCanonical); err != nil {
-			return nil, err
-		}
-		plan, err := w.OpenPlan()
+		pw, err := w.BeginPlan(planSummary(head), settings)
 		if err != nil {
 			return nil, err
 		}
-		defer plan.Close()
 		run := newRun(opts, prod, head, verified, scanner, w)
 		run.total = sp.Trials()
 		run.found = sp.Findings()
 		run.dirs = planfile.NewDirChecker(opts.Root)
-		run.fileIndex = sp.FileOrder()
-		// The source is read twice when the producer compares the plan's
-		// tasks with its own declaration (plannedTasks).
-		source := func(each func(planfile.Trial) error) error {
-			if _, err := plan.Seek(0, io.SeekStart); err != nil {
+		// The trials are judged as plan.json is written: the plan file's
+		// second read hands each trial, with its index in the file, the
+		// moment its canonical bytes are made (in canonical order, sorted
+		// on the way if need be), so no pass over the plan stands alone
+		// before the first result.json is read.
+		source := func(each func(planfile.Trial, int) error) error {
+			if err := sp.WriteCanonical(pw, each); err != nil {
+				pw.Abort()
 				return err
 			}
-			return planfile.ReadCanonicalTrials(plan, each)
+			return pw.Close()
+		}
+		// The job check reads the trials again, from the saved plan.json
+		// (plannedTasks), when the producer compares them with its own
+		// declaration.
+		run.again = func(each func(planfile.Trial) error) error {
+			f, err := w.OpenPlan()
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			return planfile.ReadCanonicalTrials(f, each)
 		}
 		return run.judge(ctx, source)
 	}()
@@ -361,7 +382,7 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 		defer run.tr.close()
 		run.trials = trials
 	}
-	source := func(each func(planfile.Trial) error) error {
+	run.again = func(each func(planfile.Trial) error) error {
 		for _, t := range trials {
 			t.Attempts = sortedAttempts(t)
 			if err := each(t); err != nil {
@@ -369,6 +390,11 @@ func importPlan(ctx context.Context, plan *planfile.Plan, rep *planfile.Report, 
 			}
 		}
 		return nil
+	}
+	// Index: the plan's findings are already known (rep), so no finding
+	// is built from a trial's place in the file.
+	source := func(each func(planfile.Trial, int) error) error {
+		return run.again(func(t planfile.Trial) error { return each(t, -1) })
 	}
 	return run.judge(ctx, source)
 }
@@ -394,20 +420,18 @@ type importRun struct {
 	// missingDropped counts the missing folders left out of missing by
 	// Options.WarningsPerCode.
 	missingDropped int
-	// fileIndex gives each trial's index in the plan file, one call per
-	// trial in canonical order (planfile.Streamed.FileOrder): the /trials/i
-	// of a finding; nil when the trials are in the file's order.
-	fileIndex func() (int, error)
 
 	// attempts counts the plan's attempts; present those whose folder
 	// exists (counted until the sample is full); sample is up to
 	// maxJobSample existing folders, to find the producer's run they
-	// belong to. source yields the plan's trials again, for the job
+	// belong to. again yields the plan's trials again, for the job
 	// check's tasks (plannedTasks): nothing per task is held.
 	attempts, present int
 	sample            []string
 	firstDir          string
-	source            func(each func(planfile.Trial) error) error
+	again             func(each func(planfile.Trial) error) error
+	// visit is Options.Visitor's Visit for this pass over the trials.
+	visit snapshot.Visit
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
@@ -426,11 +450,14 @@ func newRun(opts Options, prod producers.Producer, plan *planfile.Plan, verified
 const windowTrials = 64
 
 // judge reads and judges the trials source yields (canonical order,
-// attempts by ascending retry) and finishes the snapshot. Workers keep
-// reading while observations are written, in order, by this goroutine; at
-// most windowTrials × workers trials are held.
-func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Trial) error) error) (*Result, error) {
-	r.source = source
+// attempts by ascending retry, each with its index in the plan file) and
+// finishes the snapshot. Workers keep reading while observations are
+// written, in order, by this goroutine; at most windowTrials × workers
+// trials are held.
+func (r *importRun) judge(ctx context.Context, source func(each func(t planfile.Trial, index int) error) error) (*Result, error) {
+	if r.opts.Visitor != nil {
+		r.visit = r.opts.Visitor()
+	}
 	workers := r.opts.Workers
 	if workers <= 0 {
 		workers = min(4*runtime.GOMAXPROCS(0), 32)
@@ -458,13 +485,13 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 		defer wg.Done()
 		defer close(window)
 		defer close(jobs)
-		srcErr = source(func(t planfile.Trial) error {
+		srcErr = source(func(t planfile.Trial, index int) error {
 			// Err is polled as well as Done watched: a context may report
 			// cancellation before it closes Done.
 			if err := parent.Err(); err != nil {
 				return err
 			}
-			tw := newTrialWork(t)
+			tw := newTrialWork(t, index)
 			select {
 			case window <- tw:
 			case <-ctx.Done():
@@ -531,9 +558,12 @@ func (r *importRun) judge(ctx context.Context, source func(each func(planfile.Tr
 // trialWork is one trial in flight: its attempts are judged by the
 // workers, and wg is done when all are.
 type trialWork struct {
-	t    planfile.Trial
-	jobs []attemptJob
-	wg   sync.WaitGroup
+	t planfile.Trial
+	// index is the trial's index in the plan file, for a finding's
+	// pointer (checkDir).
+	index int
+	jobs  []attemptJob
+	wg    sync.WaitGroup
 }
 
 // trialWorks are the trialWorks emitted, for the next trials: one with
@@ -544,10 +574,11 @@ var trialWorks = sync.Pool{New: func() any { return new(trialWork) }}
 // a rare trial of many retries does not stay pinned.
 const maxPooledAttempts = 16
 
-// newTrialWork is the work of trial t, its attempts not yet judged.
-func newTrialWork(t planfile.Trial) *trialWork {
+// newTrialWork is the work of trial t, at index in the plan file, its
+// attempts not yet judged.
+func newTrialWork(t planfile.Trial, index int) *trialWork {
 	tw := trialWorks.Get().(*trialWork)
-	tw.t = t
+	tw.t, tw.index = t, index
 	if cap(tw.jobs) < len(t.Attempts) {
 		tw.jobs = make([]attemptJob, len(t.Attempts))
 	}
@@ -564,7 +595,7 @@ func newTrialWork(t planfile.Trial) *trialWork {
 // A trialWork of a run that stopped is left to the garbage collector.
 func (tw *trialWork) recycle() {
 	clear(tw.jobs) // nothing of this trial stays reachable from the pool
-	tw.t, tw.jobs = planfile.Trial{}, tw.jobs[:0]
+	tw.t, tw.index, tw.jobs = planfile.Trial{}, 0, tw.jobs[:0]
 	if cap(tw.jobs) > maxPooledAttempts {
 		tw.jobs = nil
 	}
@@ -577,13 +608,7 @@ func (r *importRun) emit(tw *trialWork) error {
 	if err := r.w.PlanTrial(t.Task, t.Repeat); err != nil {
 		return err
 	}
-	index := r.done
-	if r.fileIndex != nil {
-		var err error
-		if index, err = r.fileIndex(); err != nil {
-			return fmt.Errorf("trial %s: %w", t.ID(), err)
-		}
-	}
+	index := tw.index
 	if len(jobs) > 0 {
 		for k := range jobs {
 			if err := jobs[k].fault; err != nil {
@@ -653,8 +678,17 @@ func (r *importRun) emit(tw *trialWork) error {
 					fmt.Sprintf("trial %s retry %d is unscored: %s", t.ID(), job.retry, job.invalid)})
 			}
 		}
-		if err := r.w.Add(obs); err != nil {
+		if err := r.w.Add(&obs); err != nil {
 			return fmt.Errorf("trial %s: %w", t.ID(), err)
+		}
+		if r.visit != nil {
+			if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat, Observation: &obs}); err != nil {
+				return err
+			}
+		}
+	} else if r.visit != nil {
+		if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat}); err != nil {
+			return err
 		}
 	}
 	r.done++
@@ -1075,7 +1109,7 @@ func plannedTasks(source func(each func(planfile.Trial) error) error) producers.
 		case errors.Is(err, errEnough):
 			return nil
 		case err != nil:
-			return fmt.Errorf("reading the plan's tasks again: %w", err)
+			return &rereadError{err}
 		case cur.Trials > 0:
 			fn(cur)
 		}
@@ -1083,11 +1117,22 @@ func plannedTasks(source func(each func(planfile.Trial) error) error) producers.
 	}
 }
 
+// rereadError is a failed read of the plan's trials again (plannedTasks),
+// told apart from a failed read of the producer's own files.
+type rereadError struct{ err error }
+
+func (e *rereadError) Error() string { return "reading the plan's trials again: " + e.err.Error() }
+func (e *rereadError) Unwrap() error { return e.err }
+
 // jobCheck compares the plan with what the producer's own files say the
 // run planned, when --root holds such a declaration.
 func (r *importRun) jobCheck(res *Result) ([]Warning, error) {
-	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.source), Settings: r.plan.Settings})
-	if err != nil {
+	c, err := r.prod.CheckJob(r.opts.Root, producers.PlannedSet{Sample: r.sample, Trials: r.total, Tasks: plannedTasks(r.again), Settings: r.plan.Settings})
+	var reread *rereadError
+	switch {
+	case errors.As(err, &reread):
+		return []Warning{{"job_unreadable", fmt.Sprintf("the plan's trials could not be read again from the snapshot's %s, so the plan was not compared with the %s job's own files: %v", snapshot.PlanFile, r.prod.Name(), reread.err)}}, nil
+	case err != nil:
 		return []Warning{{"job_unreadable", fmt.Sprintf("the %s job's own files could not be read, so the plan was not compared with them: %v", r.prod.Name(), err)}}, nil
 	}
 	if c == nil {

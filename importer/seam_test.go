@@ -233,3 +233,52 @@ func (p *lineProducer) ReadAttempt(files producers.Files, loc string) attempt.At
 	}
 	return a
 }
+
+// tasksToy is a toy whose job check reads the plan's tasks, as Harbor's
+// does when its job declares its trials, or fails on its own files.
+type tasksToy struct {
+	toy
+	own error
+}
+
+func (p *tasksToy) CheckJob(_ string, plan producers.PlannedSet) (*producers.JobCheck, error) {
+	if p.own != nil {
+		return nil, p.own
+	}
+	return nil, plan.Tasks(func(producers.PlannedTask) bool { return true })
+}
+
+// TestJobUnreadableNamesTheFile: a job check that could not run says
+// which read failed: the producer's own files, or the plan's trials read
+// again from the snapshot's plan.json.
+func TestJobUnreadableNamesTheFile(t *testing.T) {
+	_, plan := toyJob(t, "1")
+	for _, tc := range []struct {
+		name  string
+		prod  *tasksToy
+		again error
+		want  string
+	}{
+		{"own files", &tasksToy{own: errors.New("config.json: permission denied")}, nil,
+			"the Toy job's own files could not be read, so the plan was not compared with them: config.json: permission denied"},
+		{"plan again", &tasksToy{}, errors.New("unexpected EOF"),
+			"the plan's trials could not be read again from the snapshot's plan.json, so the plan was not compared with the Toy job's own files: unexpected EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRun(Options{}, tc.prod, plan, true, nil, nil)
+			r.again = func(each func(planfile.Trial) error) error {
+				if err := each(plan.Trials[0]); err != nil {
+					return err
+				}
+				return tc.again
+			}
+			ws, err := r.jobCheck(&Result{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ws) != 1 || ws[0].Code != "job_unreadable" || ws[0].Message != tc.want {
+				t.Errorf("warnings %+v; want job_unreadable %q", ws, tc.want)
+			}
+		})
+	}
+}

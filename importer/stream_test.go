@@ -82,6 +82,9 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 		{name: "unverified revision allowed", unverif: true, streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			p["source"].(map[string]any)["revision"] = "0123456789abcdef0123456789abcdef01234567"
 		}},
+		{name: "trainable", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
+			p["split"], p["trainable"] = "train", true
+		}},
 		{name: "missing parent", streams: true, edit: func(t *testing.T, root string, p map[string]any) {
 			attemptsOf(trialsOf(p)[11])[0].(map[string]any)["dir"] = "nope/x/y"
 		}},
@@ -169,8 +172,14 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 				t.Fatal(err)
 			}
 			outs := t.TempDir()
+			// What Options.Visitor is handed, each pass starting over.
+			var seen []string
 			opts := func(out string) Options {
-				return Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif}
+				return Options{Producers: testProducers, PlanPath: planPath, Root: root, Out: filepath.Join(outs, out), AllowUnverifiedFormat: tc.unverif,
+					Visitor: func() snapshot.Visit {
+						seen = nil
+						return recordVisits(t, &seen)
+					}}
 			}
 			ctx := context.Background()
 			got, _, gotErr, streamed := importStreamed(ctx, opts("streamed"))
@@ -180,6 +189,7 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 			if !streamed {
 				got, gotErr = Import(ctx, opts("streamed"))
 			}
+			gotSeen := seen
 			want, wantErr := importLoaded(ctx, opts("loaded"), nil)
 			var gotInv, wantInv *PlanInvalidError
 			if errors.As(wantErr, &wantInv) != tc.invalid {
@@ -203,6 +213,18 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 			if !reflect.DeepEqual(got.Warnings, want.Warnings) || !reflect.DeepEqual(got.Skipped, want.Skipped) {
 				t.Errorf("warnings\n%v\nwant\n%v", got.Warnings, want.Warnings)
 			}
+			// The Visit saw what a verified read of the saved snapshot
+			// hands one, trial by trial.
+			var saved []string
+			if _, err := snapshot.OpenTrials(got.Dir, func(*snapshot.Manifest, []byte) (snapshot.Visit, error) {
+				saved = nil
+				return recordVisits(t, &saved), nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(saved) != 120 || !slices.Equal(gotSeen, saved) || !slices.Equal(seen, saved) {
+				t.Errorf("Visitor saw %d trials (%d loaded), the saved snapshot holds %d:\n%.2000s\nwant\n%.2000s", len(gotSeen), len(seen), len(saved), strings.Join(gotSeen, "\n"), strings.Join(saved, "\n"))
+			}
 			for _, f := range []string{snapshot.PlanFile, snapshot.ObservationsFile, snapshot.ManifestFile} {
 				g, err1 := os.ReadFile(filepath.Join(got.Dir, f))
 				w, err2 := os.ReadFile(filepath.Join(want.Dir, f))
@@ -211,6 +233,19 @@ func TestStreamedImportMatchesLoaded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// recordVisits is a Visit that appends each planned trial, as JSON, to
+// seen: a Visit's observation may be reused for the next trial.
+func recordVisits(t *testing.T, seen *[]string) snapshot.Visit {
+	return func(p snapshot.PlannedTrial) error {
+		b, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		*seen = append(*seen, string(b))
+		return nil
 	}
 }
 

@@ -38,11 +38,10 @@ type Streamed struct {
 
 	// outOfOrder: the file does not list the trials in canonical order,
 	// so WriteCanonical sorts them (sortrun.go) in scratch files under
-	// scratchDir and notes each one's index in the file (order).
+	// scratchDir.
 	outOfOrder bool
 	scratchDir string
 	scratches  []*scratch
-	order      *orderSpool
 }
 
 // Head is the plan without its trials.
@@ -70,7 +69,7 @@ func (s *Streamed) Close() error {
 	for _, sc := range s.scratches {
 		sc.close()
 	}
-	s.scratches, s.order = nil, nil
+	s.scratches = nil
 	return s.f.Close()
 }
 
@@ -316,12 +315,19 @@ var ErrPlanChanged = errors.New("the plan file changed while it was read")
 // each Write holds whole trials, about 32 KiB. It fails with
 // ErrPlanChanged when the trials read are not those Scan checked.
 //
+// each, when not nil, is handed every trial in canonical order with its
+// index in the plan file (what a finding's pointer /trials/<i> names) as
+// soon as its canonical JSON is made, before that is written: so the
+// trials can be judged while plan.json is written, in one read. The
+// trial is each's to keep; an error from each ends the writing. What
+// each saw is the plan only if WriteCanonical returns nil.
+//
 // A plan out of canonical order is sorted on the way (sortrun.go): then
 // it fails with ErrDuplicateTrial when a (task, repeat) is listed twice,
-// which Scan does not see, and it notes the order FileOrder gives.
-func (s *Streamed) WriteCanonical(w io.Writer) error {
+// which Scan does not see.
+func (s *Streamed) WriteCanonical(w io.Writer, each func(t Trial, index int) error) error {
 	if s.outOfOrder {
-		return s.writeSorted(w)
+		return s.writeSorted(w, each)
 	}
 	d := jsonscan.NewDecoder(io.NewSectionReader(s.f, s.start, s.end-s.start), jsonscan.Options{MaxDepth: MaxDepth})
 	if k, err := d.Next(); err != nil || k != jsonscan.BeginArray {
@@ -347,6 +353,11 @@ func (s *Streamed) WriteCanonical(w io.Writer) error {
 		n++
 		if buf, ok = appendCanonicalTrial(buf, t.Task, t.Repeat, t.Attempts); !ok {
 			return ErrPlanChanged
+		}
+		if each != nil {
+			if err := each(Trial{Task: t.Task, Repeat: t.Repeat, Attempts: slices.Clone(t.Attempts)}, n-1); err != nil {
+				return err
+			}
 		}
 		if len(buf) >= 32<<10 {
 			if _, err := w.Write(buf); err != nil {

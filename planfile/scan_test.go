@@ -42,7 +42,15 @@ func checkScan(t *testing.T, data []byte) (vouched bool) {
 	defer s.Close()
 	s.SortIn(t.TempDir())
 	var got bytes.Buffer
-	werr := s.WriteCanonical(&got)
+	type handed struct {
+		t     Trial
+		index int
+	}
+	var each []handed
+	werr := s.WriteCanonical(&got, func(t Trial, index int) error {
+		each = append(each, handed{t, index})
+		return nil
+	})
 	p, rep, err := Load(path, Options{})
 	if err != nil || p == nil {
 		t.Fatalf("Scan vouched for a plan Load cannot read: %v", err)
@@ -82,16 +90,19 @@ func checkScan(t *testing.T, data []byte) (vouched bool) {
 	if err := ReadCanonicalTrials(bytes.NewReader(want), func(tr Trial) error { back = append(back, tr); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	// FileOrder names each canonical trial's index in the file.
-	next := s.FileOrder()
-	for _, tr := range back {
-		i, err := next()
-		if err != nil || i < 0 || i >= len(p.Trials) || p.Trials[i].Task != tr.Task || p.Trials[i].Repeat != tr.Repeat {
-			t.Fatalf("FileOrder gave %d (%v) for trial %s; the file's trial there is not it", i, err, tr.ID())
-		}
+	// each was handed the trials plan.json holds, in its order, each with
+	// its index in the file.
+	if len(each) != len(back) {
+		t.Fatalf("each was handed %d trials; plan.json holds %d", len(each), len(back))
 	}
-	if _, err := next(); err == nil {
-		t.Fatal("FileOrder gave more indexes than trials")
+	for k, h := range each {
+		i := h.index
+		if d := cmp.Diff(back[k], h.t, cmpopts.EquateEmpty()); d != "" {
+			t.Fatalf("trial %d handed to each differs from plan.json's (-file +each):\n%s", k, d)
+		}
+		if i < 0 || i >= len(p.Trials) || p.Trials[i].Task != h.t.Task || p.Trials[i].Repeat != h.t.Repeat {
+			t.Fatalf("each was given index %d for trial %s; the file's trial there is not it", i, h.t.ID())
+		}
 	}
 	norm := p.Normalized().Trials
 	if len(back) == 0 && len(norm) == 0 {
@@ -204,12 +215,12 @@ func TestScanFingerprintCollision(t *testing.T) {
 }
 
 // TestScanSortsInRuns: a plan out of canonical order is sorted through
-// scratch files in many runs, with the indexes past memory too, to the
+// scratch files in many runs, each trial handed with its index, to the
 // very bytes NormalizedJSON gives; a trial listed twice in different runs
 // is ErrDuplicateTrial. No scratch file is left behind.
 func TestScanSortsInRuns(t *testing.T) {
-	defer func(r, o int) { sortRunBytes, orderHeld = r, o }(sortRunBytes, orderHeld)
-	sortRunBytes, orderHeld = 700, 64
+	defer func(r int) { sortRunBytes = r }(sortRunBytes)
+	sortRunBytes = 700
 	shuffled := func(n int, dup bool) string {
 		order := make([]int, n)
 		for i := range order {
@@ -247,8 +258,8 @@ func TestScanSortsInRuns(t *testing.T) {
 // TestScanScratchRemoved: the scratch files of a sort are gone once the
 // Streamed is closed (at once where an open file can be removed).
 func TestScanScratchRemoved(t *testing.T) {
-	defer func(r, o int) { sortRunBytes, orderHeld = r, o }(sortRunBytes, orderHeld)
-	sortRunBytes, orderHeld = 100, 8
+	defer func(r int) { sortRunBytes = r }(sortRunBytes)
+	sortRunBytes = 100
 	path := filepath.Join(t.TempDir(), "plan.json")
 	plan := strings.Replace(scanSeedPlan, `{"task":"a","repeat":0,`, `{"task":"zz","repeat":0},{"task":"a","repeat":0,`, 1)
 	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
@@ -260,11 +271,11 @@ func TestScanScratchRemoved(t *testing.T) {
 	}
 	dir := t.TempDir()
 	s.SortIn(dir)
-	if err := s.WriteCanonical(io.Discard); err != nil {
+	if err := s.WriteCanonical(io.Discard, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(s.scratches) < 2 {
-		t.Fatalf("%d scratch files; the test wants runs and indexes on disk", len(s.scratches))
+	if len(s.scratches) < 1 {
+		t.Fatalf("%d scratch files; the test wants runs on disk", len(s.scratches))
 	}
 	s.Close()
 	if left, _ := os.ReadDir(dir); len(left) > 0 {

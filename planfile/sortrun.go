@@ -22,17 +22,13 @@ import (
 // sortRunBytes, each run sorted in memory and written to a scratch file
 // as records (its sort key, its index in the file, its canonical JSON);
 // the runs are then merged, and each trial's canonical JSON is written in
-// order, its index in the file noted for FileOrder. Memory is one run,
+// order, handed with its index in the file to WriteCanonical's each. Memory is one run,
 // one read buffer per run and the heap of the merge, whatever the number
 // of trials: a million trials (about 130 MB of records) are 33 runs.
 
 // sortRunBytes bounds the records of one run held in memory. A variable
 // so tests can make many runs of a small plan.
 var sortRunBytes = 4 << 20
-
-// orderHeld is how many bytes of FileOrder's indexes (4 per trial) are
-// kept in memory; past it they go to a scratch file.
-var orderHeld = 1 << 20
 
 // runReadBuffer is the read buffer of each run during the merge.
 const runReadBuffer = 32 << 10
@@ -51,35 +47,6 @@ func (s *Streamed) SortIn(dir string) { s.scratchDir = dir }
 
 // InOrder reports whether the file lists the trials in canonical order.
 func (s *Streamed) InOrder() bool { return !s.outOfOrder }
-
-// FileOrder returns a function that gives, one call per trial in
-// canonical order (as plan.json lists them), the trial's index in the
-// plan file: what a finding's pointer /trials/<i> names. For a plan out of
-// canonical order it reads what WriteCanonical noted, so call it after
-// WriteCanonical succeeded.
-func (s *Streamed) FileOrder() func() (int, error) {
-	n := 0
-	if !s.outOfOrder {
-		return func() (int, error) {
-			if n >= s.trials {
-				return 0, io.ErrUnexpectedEOF
-			}
-			n++
-			return n - 1, nil
-		}
-	}
-	if s.order == nil || s.order.size() != 4*int64(s.trials) {
-		return func() (int, error) { return 0, errors.New("the plan's order was not noted (WriteCanonical first)") }
-	}
-	r := s.order.reader()
-	var b [4]byte
-	return func() (int, error) {
-		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return 0, io.ErrUnexpectedEOF
-		}
-		return int(binary.LittleEndian.Uint32(b[:])), nil
-	}
-}
 
 // scratch is a file for a sort's runs or order, removed at once where an
 // open file can be (nothing to clean up after a crash), else by close.
@@ -108,55 +75,6 @@ func (sc *scratch) close() {
 	}
 }
 
-// orderSpool keeps the indexes in memory up to orderHeld bytes, then in a
-// scratch file.
-type orderSpool struct {
-	s   *Streamed
-	mem []byte
-	sc  *scratch
-	w   *bufio.Writer
-	n   int64
-}
-
-func (o *orderSpool) add(i int) error {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], uint32(i))
-	o.n += 4
-	if o.sc == nil && len(o.mem)+4 <= orderHeld {
-		o.mem = append(o.mem, b[:]...)
-		return nil
-	}
-	if o.sc == nil {
-		sc, err := o.s.newScratch()
-		if err != nil {
-			return err
-		}
-		o.sc, o.w = sc, bufio.NewWriterSize(sc.f, 64<<10)
-		if _, err := o.w.Write(o.mem); err != nil {
-			return err
-		}
-		o.mem = nil
-	}
-	_, err := o.w.Write(b[:])
-	return err
-}
-
-func (o *orderSpool) flush() error {
-	if o.w == nil {
-		return nil
-	}
-	return o.w.Flush()
-}
-
-func (o *orderSpool) size() int64 { return o.n }
-
-func (o *orderSpool) reader() io.Reader {
-	if o.sc == nil {
-		return bytes.NewReader(o.mem)
-	}
-	return bufio.NewReaderSize(io.NewSectionReader(o.sc.f, 0, o.n), 64<<10)
-}
-
 // runEntry is one trial's record in the run being built: buf[off:end]
 // holds its task, then (from body) its canonical JSON.
 type runEntry struct {
@@ -165,7 +83,7 @@ type runEntry struct {
 }
 
 // writeSorted is WriteCanonical for a plan out of canonical order.
-func (s *Streamed) writeSorted(w io.Writer) error {
+func (s *Streamed) writeSorted(w io.Writer, each func(Trial, int) error) error {
 	d := jsonscan.NewDecoder(io.NewSectionReader(s.f, s.start, s.end-s.start), jsonscan.Options{MaxDepth: MaxDepth})
 	if k, err := d.Next(); err != nil || k != jsonscan.BeginArray {
 		return ErrPlanChanged
@@ -252,8 +170,7 @@ func (s *Streamed) writeSorted(w io.Writer) error {
 		m.cursors = append(m.cursors, &cursor{r: bufio.NewReaderSize(io.NewSectionReader(runs.f, from, end-from), runReadBuffer)})
 		from = end
 	}
-	s.order = &orderSpool{s: s}
-	return m.write(w, s)
+	return m.write(w, s, each)
 }
 
 // cursor reads one sorted run: from memory (mem over buf) or from a
@@ -319,9 +236,10 @@ func (m *merge) Pop() any {
 }
 
 // write merges the runs into the canonical plan, as WriteCanonical
-// writes it (whole trials per Write, about 32 KiB each), noting each
-// trial's index in s.order.
-func (m *merge) write(w io.Writer, s *Streamed) error {
+// writes it (whole trials per Write, about 32 KiB each), handing each
+// trial with its index in the file to each (when not nil), decoded from
+// the very bytes written.
+func (m *merge) write(w io.Writer, s *Streamed, each func(Trial, int) error) error {
 	live := m.cursors[:0]
 	for _, c := range m.cursors {
 		ok, err := c.next()
@@ -348,8 +266,14 @@ func (m *merge) write(w io.Writer, s *Streamed) error {
 		}
 		n++
 		out = append(out, c.body...)
-		if err := s.order.add(c.index); err != nil {
-			return err
+		if each != nil {
+			t, err := decodeCanonicalTrial(c.body)
+			if err != nil {
+				return err
+			}
+			if err := each(t, c.index); err != nil {
+				return err
+			}
 		}
 		if len(out) >= 32<<10 {
 			if _, err := w.Write(out); err != nil {
@@ -370,10 +294,18 @@ func (m *merge) write(w io.Writer, s *Streamed) error {
 	if n != s.trials {
 		return ErrPlanChanged
 	}
-	if err := s.order.flush(); err != nil {
-		return err
-	}
 	out, _ = s.head.appendCanonicalTail(out)
 	_, err := w.Write(out)
 	return err
+}
+
+// decodeCanonicalTrial decodes one trial's canonical JSON, as a run
+// record holds it (appendCanonicalTrial's bytes).
+func decodeCanonicalTrial(b []byte) (Trial, error) {
+	var t Trial
+	ok, more, err := readTrial(jsonscan.NewBytes(b, jsonscan.Options{MaxDepth: MaxDepth}), &t, "")
+	if err != nil || !ok || !more {
+		return Trial{}, errors.New("a scratch file of the plan's sort is damaged")
+	}
+	return t, nil
 }

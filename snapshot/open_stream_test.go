@@ -119,7 +119,7 @@ func TestOpenTrialsTrajectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range testObservations() {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -27,7 +27,7 @@ func writeWith(t *testing.T, plan string, obs []Observation, trajectory bool) st
 		t.Fatal(err)
 	}
 	for _, o := range obs {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			t.Fatal(err)
 		}
 	}

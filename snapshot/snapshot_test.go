@@ -75,7 +75,7 @@ func writeSnapshot(t *testing.T, dir string, obs []Observation, trajectories ...
 		t.Fatal(err)
 	}
 	for _, o := range obs {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -195,7 +195,7 @@ func TestAddRejects(t *testing.T) {
 			defer w.Abort()
 			var failed bool
 			for _, o := range mutate(testObservations()) {
-				if err := w.Add(o); err != nil {
+				if err := w.Add(&o); err != nil {
 					failed = true
 					break
 				}
@@ -400,7 +400,7 @@ func TestCrashChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, o := range testObservations()[:2] {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -416,7 +416,7 @@ func TestRoundIDSeals(t *testing.T) {
 	}
 	obs := testObservations()
 	for _, o := range obs[:2] {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -424,7 +424,7 @@ func TestRoundIDSeals(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.Add(obs[2]); err == nil {
+	if err := w.Add(&obs[2]); err == nil {
 		t.Error("Add after RoundID succeeded")
 	}
 	if err := w.AddTrajectory([]byte(`{"round_id":"`+id+`","truncated":true,"complete":false,"capture_policy":"sampled"}`), true); err != nil {

@@ -47,3 +47,49 @@ func TestPlanTrialRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestBeginPlanUnfinished: a streamed writer takes planned trials from
+// BeginPlan on, while plan.json is still being written, but nothing seals
+// or commits a snapshot whose plan.json is not finished, or was
+// abandoned.
+func TestBeginPlanUnfinished(t *testing.T) {
+	for _, finish := range []bool{true, false} {
+		w, err := CreateStreamed(filepath.Join(t.TempDir(), "snap"), Options{OutcomeRules: "r"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw, err := w.BeginPlan(PlanSummary{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.PlanTrial("a", 0); err != nil {
+			t.Errorf("PlanTrial while plan.json is written: %v", err)
+		}
+		if _, err := io.WriteString(pw, "{}"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.RoundID(); err == nil || !strings.Contains(err.Error(), "not finished") {
+			t.Errorf("RoundID before the plan's Close: err = %v; want not finished", err)
+		}
+		if finish {
+			if err := pw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.RoundID(); err != nil {
+				t.Errorf("RoundID after the plan's Close: %v", err)
+			}
+			w.Abort()
+			continue
+		}
+		pw.Abort()
+		if _, err := io.WriteString(pw, "x"); err == nil {
+			t.Error("Write after Abort succeeded")
+		}
+		if err := pw.Close(); err == nil {
+			t.Error("Close after Abort succeeded")
+		}
+		if _, err := w.Commit(); err == nil {
+			t.Error("Commit with an abandoned plan.json succeeded")
+		}
+	}
+}

@@ -17,7 +17,7 @@ func BenchmarkOpenTrialsTrajectories(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, o := range testObservations() {
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			b.Fatal(err)
 		}
 	}

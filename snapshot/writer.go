@@ -47,8 +47,10 @@ type Writer struct {
 	line    []byte // the encoded observation, reused
 	obsHash hash.Hash
 
-	files     map[string]string
-	sealed    *Manifest
+	files  map[string]string
+	sealed *Manifest
+	// planOpen: BeginPlan's plan.json is not finished (PlanWriter.Close).
+	planOpen  bool
 	nTraj     int
 	truncated int
 	redactors []string
@@ -175,49 +177,116 @@ func create(dir string, opts Options) (w *Writer, err error) {
 // settings object.
 func (w *Writer) WritePlan(head PlanSummary, settings json.RawMessage, write func(io.Writer) error) (err error) {
 	defer w.saving(&err)
-	if w.t != nil || w.done {
-		return fmt.Errorf("snapshot writer already has a plan")
-	}
-	f, err := os.OpenFile(filepath.Join(w.tmp, PlanFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	pw, err := w.BeginPlan(head, settings)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("failed to write %s: %w", PlanFile, cerr)
-		}
-	}()
-	sink := &planSink{w: bufio.NewWriterSize(f, 64<<10), h: sha256.New(), scanner: w.opts.Scanner}
-	if err := write(sink); err != nil {
+	if err := write(pw); err != nil {
+		pw.Abort()
 		return err
 	}
+	return pw.Close()
+}
+
+// BeginPlan is WritePlan in two halves, so a streamed import judges the
+// trials while plan.json is written: from BeginPlan on, PlanTrial and Add
+// may be called (from another goroutine than the PlanWriter's), and the
+// returned PlanWriter takes the canonical bytes as WritePlan's write
+// does. Its Close must have returned before RoundID or Commit, which
+// refuse a plan not finished.
+func (w *Writer) BeginPlan(head PlanSummary, settings json.RawMessage) (pw *PlanWriter, err error) {
+	defer w.saving(&err)
+	if w.t != nil || w.done {
+		return nil, fmt.Errorf("snapshot writer already has a plan")
+	}
+	sd, err := SettingsDigest(head.Protocol.EnvironmentDigest, head.Protocol.HarnessDigest, settings)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(filepath.Join(w.tmp, PlanFile), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	// The plan's digest is filled in by Close.
+	w.t = newStreamTally(head, "", sd, w.opts.OutcomeRules)
+	w.planOpen = true
+	return &PlanWriter{w: w, f: f, sink: &planSink{w: bufio.NewWriterSize(f, 64<<10), h: sha256.New(), scanner: w.opts.Scanner}}, nil
+}
+
+// PlanWriter takes the canonical plan of a snapshot begun with BeginPlan.
+type PlanWriter struct {
+	w    *Writer
+	f    *os.File
+	sink *planSink
+	err  error
+}
+
+// Write gates, hashes and buffers canonical plan bytes (whole trials).
+func (pw *PlanWriter) Write(p []byte) (n int, err error) {
+	if pw.err != nil {
+		return 0, pw.err
+	}
+	defer pw.w.saving(&err)
+	n, err = pw.sink.Write(p)
+	if err != nil {
+		pw.err = err
+	}
+	return n, err
+}
+
+// Abort closes the file of a plan that will not be finished (the
+// snapshot cannot be committed; its owner aborts it).
+func (pw *PlanWriter) Abort() {
+	if pw.err == nil {
+		pw.err = errors.New("plan.json was not finished")
+	}
+	pw.f.Close()
+}
+
+// Close ends plan.json with its newline, syncs it and records its
+// digests; after an error the plan stays unfinished and the snapshot
+// cannot be committed.
+func (pw *PlanWriter) Close() (err error) {
+	w := pw.w
+	defer w.saving(&err)
+	if pw.err != nil {
+		pw.f.Close()
+		return pw.err
+	}
+	pw.err = errors.New("plan.json is closed")
+	sink := pw.sink
 	// The plan digest is over the canonical bytes, the file's over them
 	// and the newline: the state is cloned rather than hashing twice.
 	state, err := sink.h.(encoding.BinaryMarshaler).MarshalBinary()
 	if err != nil {
+		pw.f.Close()
 		return err
 	}
 	planDigest := hex.EncodeToString(sink.h.Sum(nil))
 	fileHash := sha256.New()
 	if err := fileHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		pw.f.Close()
 		return err
 	}
 	fileHash.Write([]byte{'\n'})
 	if err := sink.w.WriteByte('\n'); err != nil {
+		pw.f.Close()
 		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
 	}
 	if err := sink.w.Flush(); err != nil {
+		pw.f.Close()
 		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
 	}
-	if err := f.Sync(); err != nil {
+	if err := pw.f.Sync(); err != nil {
+		pw.f.Close()
 		return fmt.Errorf("failed to sync %s: %w", PlanFile, err)
 	}
-	sd, err := SettingsDigest(head.Protocol.EnvironmentDigest, head.Protocol.HarnessDigest, settings)
-	if err != nil {
-		return err
+	if err := pw.f.Close(); err != nil {
+		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
 	}
 	w.files[PlanFile] = hex.EncodeToString(fileHash.Sum(nil))
-	w.t = newStreamTally(head, planDigest, sd, w.opts.OutcomeRules)
+	w.t.planDigest = planDigest
+	w.planOpen = false
 	return nil
 }
 
@@ -283,8 +352,9 @@ func (w *Writer) writeFile(name string, parts ...[]byte) error {
 }
 
 // Add appends one observation. Observations must come in canonical
-// (task, repeat) order; Trainable is set from the plan.
-func (w *Writer) Add(o Observation) (err error) {
+// (task, repeat) order. Add sets o.Trainable from the plan, so o is then
+// the observation as saved.
+func (w *Writer) Add(o *Observation) (err error) {
 	defer w.saving(&err)
 	if w.done || w.sealed != nil {
 		return fmt.Errorf("snapshot writer is closed to observations")
@@ -292,10 +362,10 @@ func (w *Writer) Add(o Observation) (err error) {
 	if w.t == nil {
 		return fmt.Errorf("snapshot writer has no plan yet")
 	}
-	if err := w.t.add(&o); err != nil {
+	if err := w.t.add(o); err != nil {
 		return err
 	}
-	b, err := appendObservation(w.line[:0], &o)
+	b, err := appendObservation(w.line[:0], o)
 	if err != nil {
 		return err
 	}
@@ -330,6 +400,9 @@ func (w *Writer) RoundID() (string, error) {
 	}
 	if w.t == nil {
 		return "", fmt.Errorf("snapshot writer has no plan yet")
+	}
+	if w.planOpen {
+		return "", fmt.Errorf("snapshot writer's plan.json is not finished")
 	}
 	if w.sealed == nil {
 		m, err := w.t.manifest(w.opts.FormatVerified)

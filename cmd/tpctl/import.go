@@ -155,10 +155,18 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			prog.Update(int64(p.Done), "")
 		}
 	}
+	var tally *factsTally
 	if !a.jsonOutput() {
 		// A terminal shows the first few warnings of each code; the
 		// importer keeps no more (--output json lists every one).
 		opts.WarningsPerCode = warningsPerCode
+		// The cost and the failures block are tallied from the
+		// observations as they are saved, as snapshot show tallies them
+		// from the saved file: no second read of the round.
+		opts.Visitor = func() snapshot.Visit {
+			tally = newFactsTally()
+			return tally.visit
+		}
 	}
 	res, err := importer.Import(ctx, opts)
 	a.endProgress()
@@ -183,12 +191,7 @@ func runImport(ctx context.Context, a *app, o *importOptions) error {
 			return err
 		}
 	} else {
-		// The cost and the failures block come from the snapshot just
-		// written, read back verified, as snapshot show reads it.
-		facts, err := readSavedFacts(res.Dir)
-		if err != nil {
-			return findingErr(fmt.Errorf("snapshot %q: %w", res.Dir, err), "tpctl snapshot verify "+res.Dir)
-		}
+		facts := tally.facts(res.Dataset)
 		printSummary(a, res.Manifest, res.Dir, facts)
 		printHarborNumbers(a, res)
 		printProducerNumbers(a, res)

@@ -70,7 +70,7 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		UpdateScripts:       os.Getenv("TPCTL_UPDATE_SCRIPTS") != "",
-		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON, "maxwidth": maxWidth},
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"cmpjson": cmpJSON, "maxwidth": maxWidth, "samesummary": sameSummary},
 		Condition:           scriptCondition,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("NO_COLOR", "1")
@@ -134,6 +134,43 @@ func maxWidth(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s: a line of %d cells, over %d: %q", args[0], widest, n, line)
 	case neg && widest <= n:
 		ts.Fatalf("%s: every line fits %d cells (widest %d)", args[0], n, widest)
+	}
+}
+
+// sameSummary is the script command "samesummary IMPORT SHOW": the round's
+// summary in IMPORT (tpctl import's output, tallied as the observations
+// were saved) is the one in SHOW (tpctl snapshot show's, from a verified
+// read of the saved snapshot): the rows from "snapshot" to
+// "trajectories" and the failures block to the end. What only an import
+// prints (the producer's own figures, warnings) sits between the two.
+func sameSummary(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: samesummary IMPORT SHOW")
+	}
+	parts := func(name string) (rows, triage string) {
+		text := ts.ReadFile(name)
+		start := strings.Index(text, "snapshot ")
+		end := strings.Index(text, "\ntrajectories ")
+		if start != 0 || end < 0 {
+			ts.Fatalf("%s: no summary rows from snapshot to trajectories:\n%s", name, text)
+		}
+		end += strings.IndexByte(text[end+1:], '\n') + 2
+		t := strings.Index(text, "\nnot a success: ")
+		if t < 0 {
+			t = strings.Index(text, "\nevery one of ")
+		}
+		if t < end {
+			ts.Fatalf("%s: no failures block after the rows:\n%s", name, text)
+		}
+		return text[:end], text[t:]
+	}
+	r1, t1 := parts(args[0])
+	r2, t2 := parts(args[1])
+	if r1 != r2 {
+		ts.Fatalf("summary rows differ:\n%s\n%s\n%s", r1, args[1], r2)
+	}
+	if t1 != t2 {
+		ts.Fatalf("failures blocks differ:\n%s\n%s\n%s", t1, args[1], t2)
 	}
 }
 

@@ -30,39 +30,49 @@ type roundFacts struct {
 	Dataset *snapshot.DatasetScope
 }
 
-// readSavedFacts verifies the snapshot at dir and reads its facts in the
-// same single read (snapshot.OpenTrials), so memory stays flat however
-// many trials the round has (issue 36: import at a million trials). The
-// facts are used only when the whole snapshot verified.
-func readSavedFacts(dir string) (*roundFacts, error) {
-	s, f, err := openSavedFacts(dir)
-	if err != nil {
-		return nil, err
-	}
-	return f, s.Close()
+// factsTally collects a round's facts from its planned trials, one at a
+// time in canonical order: from a verified read of a saved snapshot
+// (snapshot show) or as the import saves them (importer.Options.Visitor),
+// so the two summaries of one round are the same.
+type factsTally struct {
+	f  roundFacts
+	cs snapshot.CostSum
 }
 
-// openSavedFacts is readSavedFacts keeping the verified snapshot open,
-// for its manifest and trajectories (snapshot show).
+func newFactsTally() *factsTally {
+	return &factsTally{f: roundFacts{Triage: snapshot.Triage{Examples: triageExamples}}}
+}
+
+func (t *factsTally) visit(p snapshot.PlannedTrial) error {
+	t.cs.Add(p.Observation)
+	t.f.Triage.Add(p)
+	return nil
+}
+
+// facts is the tally's result; dataset is the plan's (DatasetScope).
+func (t *factsTally) facts(dataset *snapshot.DatasetScope) *roundFacts {
+	f := t.f
+	f.Cost = t.cs.Cost()
+	f.Dataset = dataset
+	return &f
+}
+
+// openSavedFacts verifies the snapshot at dir and reads its facts in the
+// same single read (snapshot.OpenTrials), so memory stays flat however
+// many trials the round has, keeping the verified snapshot open for its
+// manifest and trajectories (snapshot show). The facts are used only
+// when the whole snapshot verified.
 func openSavedFacts(dir string) (*snapshot.Snapshot, *roundFacts, error) {
-	var f *roundFacts
-	var cs snapshot.CostSum
+	var t *factsTally
 	s, err := snapshot.OpenTrials(dir, func(*snapshot.Manifest, []byte) (snapshot.Visit, error) {
 		// Called again when OpenTrials falls back to Open: start over.
-		f = &roundFacts{Triage: snapshot.Triage{Examples: triageExamples}}
-		cs = snapshot.CostSum{}
-		return func(t snapshot.PlannedTrial) error {
-			cs.Add(t.Observation)
-			f.Triage.Add(t)
-			return nil
-		}, nil
+		t = newFactsTally()
+		return t.visit, nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	f.Cost = cs.Cost()
-	f.Dataset = s.Plan().DatasetScope()
-	return s, f, nil
+	return s, t.facts(s.Plan().DatasetScope()), nil
 }
 
 // triageGroups and triageExamples bound the failures block: the rest is

@@ -177,7 +177,7 @@ func Build(dir string, s Spec) (*snapshot.Manifest, error) {
 		if t.checksum != "" {
 			o.Evidence.TaskChecksum = &t.checksum
 		}
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			w.Abort()
 			return nil, err
 		}

@@ -120,7 +120,7 @@ func Write(t testing.TB, dir string, trials []Trial, bodies []Body) *report.Roun
 			mode := "shared"
 			o.Evidence.VerifierEnvironmentMode = &mode
 		}
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			w.Abort()
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func WriteSnapshot(dir string, spec SnapshotSpec) (*snapshot.Manifest, error) {
 			Evidence:        snapshot.Evidence{ResultSHA256: last.ResultSHA256, TaskChecksum: ptr("ck")},
 			AttemptOutcomes: outs,
 		}
-		if err := w.Add(o); err != nil {
+		if err := w.Add(&o); err != nil {
 			return nil, err
 		}
 		if len(observed) < spec.Trajectories {
