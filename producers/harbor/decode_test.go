@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -602,5 +603,29 @@ func BenchmarkDecodeBytes(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestKnownKeyIndex checks the switch of knownKeyIndex against
+// knownKeyNames: every name at its own index, distinct, within the bits
+// of members.known, and any other key (a case or a byte off) -1.
+func TestKnownKeyIndex(t *testing.T) {
+	if len(knownKeyNames) > 64 {
+		t.Fatalf("%d known keys do not fit members.known's 64 bits", len(knownKeyNames))
+	}
+	seen := map[string]bool{}
+	for i, name := range knownKeyNames {
+		if seen[name] {
+			t.Errorf("%q is listed twice", name)
+		}
+		seen[name] = true
+		if got := knownKeyIndex([]byte(name)); got != i {
+			t.Errorf("knownKeyIndex(%q) = %d, want %d", name, got, i)
+		}
+		for _, other := range []string{strings.ToUpper(name), name + "_", name[1:], name[:len(name)-1], ""} {
+			if got, want := knownKeyIndex([]byte(other)), slices.Index(knownKeyNames[:], other); got != want {
+				t.Errorf("knownKeyIndex(%q) = %d, want %d", other, got, want)
+			}
+		}
 	}
 }
