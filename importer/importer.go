@@ -70,8 +70,10 @@ type Options struct {
 	// order as the import saves it: the observation as written to
 	// observations.jsonl (nil for a trial with no attempt), the same one
 	// snapshot.OpenTrials hands a Visit over the saved snapshot, so a
-	// summary of the round needs no second read. Trajectory is always
-	// false: trajectories are chosen after the last observation. A
+	// summary of the round needs no second read. The observation is the
+	// Visit's during the call only (unlike OpenTrials', it is reused for
+	// the next trial: copy what is kept). Trajectory is always false:
+	// trajectories are chosen after the last observation. A
 	// streamed import that falls back to the loaded path calls Visitor
 	// again: start over. What the Visit sees is provisional until Import
 	// returns without an error; an error from it ends the import, and
@@ -430,8 +432,10 @@ type importRun struct {
 	sample            []string
 	firstDir          string
 	again             func(each func(planfile.Trial) error) error
-	// visit is Options.Visitor's Visit for this pass over the trials.
-	visit snapshot.Visit
+	// visit is Options.Visitor's Visit for this pass over the trials;
+	// visited is the observation handed to it, reused.
+	visit   snapshot.Visit
+	visited snapshot.Observation
 	// recordName is the base name of the attempts' native records
 	// ("result.json"), for the summary warnings.
 	recordName string
@@ -682,7 +686,10 @@ func (r *importRun) emit(tw *trialWork) error {
 			return fmt.Errorf("trial %s: %w", t.ID(), err)
 		}
 		if r.visit != nil {
-			if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat, Observation: &obs}); err != nil {
+			// One observation reused: obs itself would move to the heap
+			// for every trial, a Visit or none.
+			r.visited = obs
+			if err := r.visit(snapshot.PlannedTrial{Task: t.Task, Repeat: t.Repeat, Observation: &r.visited}); err != nil {
 				return err
 			}
 		}
