@@ -161,10 +161,20 @@ func (s *Streamed) writeSorted(w io.Writer, each func(Trial, int) error) error {
 	if n != s.trials || fp.Sum64() != s.fingerprint {
 		return ErrPlanChanged
 	}
-	// The last run stays in memory; the earlier ones are read back.
-	slices.SortFunc(ents, less)
+	// The merge runs while the import judges the trials it hands out,
+	// under the import's small heap: a lone run stays in memory at its
+	// own size, and when there are others it is spilled too, so the
+	// merge holds only one read buffer per run (runReadBuffer).
 	m := &merge{}
-	m.cursors = append(m.cursors, &cursor{mem: ents, buf: buf})
+	if len(ends) == 0 {
+		slices.SortFunc(ents, less)
+		m.cursors = append(m.cursors, &cursor{mem: slices.Clone(ents), buf: bytes.Clone(buf)})
+	} else if len(ents) > 0 {
+		if err := spill(); err != nil {
+			return err
+		}
+	}
+	buf, ents, rw = nil, nil, nil
 	var from int64
 	for _, end := range ends {
 		m.cursors = append(m.cursors, &cursor{r: bufio.NewReaderSize(io.NewSectionReader(runs.f, from, end-from), runReadBuffer)})
