@@ -221,10 +221,19 @@ func TestScanFingerprintCollision(t *testing.T) {
 func TestScanSortsInRuns(t *testing.T) {
 	defer func(r int) { sortRunBytes = r }(sortRunBytes)
 	sortRunBytes = 700
-	shuffled := func(n int, dup bool) string {
+	// shuffled lists n trials, the first head of them in order and the
+	// rest shuffled; dup adds one of them again at the end.
+	shuffled := func(n, head int, dup bool) string {
 		order := make([]int, n)
 		for i := range order {
 			order[i] = (i * 7919) % n // a permutation: 7919 is prime and n is not a multiple
+		}
+		for i := range head {
+			order[i] = i
+		}
+		rest := order[head:]
+		for i := range rest {
+			rest[i] = head + (i*7919)%(n-head)
 		}
 		var sb strings.Builder
 		for k, i := range order {
@@ -244,8 +253,10 @@ func TestScanSortsInRuns(t *testing.T) {
 		plan  string
 		vouch bool
 	}{
-		{"shuffled", shuffled(500, false), true},
-		{"shuffled with a trial twice", shuffled(500, true), false},
+		{"shuffled", shuffled(500, 0, false), true},
+		{"shuffled with a trial twice", shuffled(500, 0, true), false},
+		{"in order, then shuffled", shuffled(500, 200, false), true},
+		{"in order, then shuffled, a trial of the head twice", shuffled(500, 200, true), false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := checkScan(t, []byte(tc.plan)); got != tc.vouch {
@@ -280,5 +291,30 @@ func TestScanScratchRemoved(t *testing.T) {
 	s.Close()
 	if left, _ := os.ReadDir(dir); len(left) > 0 {
 		t.Errorf("scratch files left: %v", left)
+	}
+}
+
+// TestScanSortedHeadChanged: a plan out of order whose trials changed
+// between Scan and WriteCanonical (here one in the ordered head) fails
+// with ErrPlanChanged.
+func TestScanSortedHeadChanged(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plan.json")
+	plan := strings.Replace(scanSeedPlan, `{"task":"a","repeat":0,`, `{"task":"a","repeat":0},{"task":"zz","repeat":0},{"task":"a","repeat":5,`, 1)
+	if err := os.WriteFile(path, []byte(plan), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, ok := Scan(path, Options{})
+	if !ok || s.InOrder() {
+		t.Fatalf("Scan: ok %v, in order %v; want a plan out of order vouched for", ok, ok && s.InOrder())
+	}
+	defer s.Close()
+	s.SortIn(t.TempDir())
+	// The same length, another repeat in the head.
+	changed := strings.Replace(plan, `{"task":"a","repeat":0},{"task":"zz"`, `{"task":"a","repeat":1},{"task":"zz"`, 1)
+	if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteCanonical(io.Discard, nil); !errors.Is(err, ErrPlanChanged) {
+		t.Fatalf("err = %v; want ErrPlanChanged", err)
 	}
 }
