@@ -22,9 +22,10 @@ import (
 // sortRunBytes, each run sorted in memory and written to a scratch file
 // as records (its sort key, its index in the file, its canonical JSON);
 // the runs are then merged, and each trial's canonical JSON is written in
-// order, handed with its index in the file to WriteCanonical's each. Memory is one run,
-// one read buffer per run and the heap of the merge, whatever the number
-// of trials: a million trials (about 130 MB of records) are 33 runs.
+// order, handed with its index in the file to WriteCanonical's each.
+// Memory is one run while the runs are built, then one read buffer per
+// run and the heap of the merge, whatever the number of trials: a million
+// trials (about 130 MB of records) are 33 runs.
 
 // sortRunBytes bounds the records of one run held in memory. A variable
 // so tests can make many runs of a small plan.
@@ -48,7 +49,7 @@ func (s *Streamed) SortIn(dir string) { s.scratchDir = dir }
 // InOrder reports whether the file lists the trials in canonical order.
 func (s *Streamed) InOrder() bool { return !s.outOfOrder }
 
-// scratch is a file for a sort's runs or order, removed at once where an
+// scratch is a file for a sort's runs, removed at once where an
 // open file can be (nothing to clean up after a crash), else by close.
 type scratch struct {
 	f    *os.File

@@ -254,40 +254,44 @@ func (pw *PlanWriter) Close() (err error) {
 		return pw.err
 	}
 	pw.err = errors.New("plan.json is closed")
-	sink := pw.sink
-	// The plan digest is over the canonical bytes, the file's over them
-	// and the newline: the state is cloned rather than hashing twice.
-	state, err := sink.h.(encoding.BinaryMarshaler).MarshalBinary()
+	fileDigest, planDigest, err := pw.finish()
+	if cerr := pw.f.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("failed to write %s: %w", PlanFile, cerr)
+	}
 	if err != nil {
-		pw.f.Close()
 		return err
 	}
-	planDigest := hex.EncodeToString(sink.h.Sum(nil))
-	fileHash := sha256.New()
-	if err := fileHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
-		pw.f.Close()
-		return err
-	}
-	fileHash.Write([]byte{'\n'})
-	if err := sink.w.WriteByte('\n'); err != nil {
-		pw.f.Close()
-		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
-	}
-	if err := sink.w.Flush(); err != nil {
-		pw.f.Close()
-		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
-	}
-	if err := pw.f.Sync(); err != nil {
-		pw.f.Close()
-		return fmt.Errorf("failed to sync %s: %w", PlanFile, err)
-	}
-	if err := pw.f.Close(); err != nil {
-		return fmt.Errorf("failed to write %s: %w", PlanFile, err)
-	}
-	w.files[PlanFile] = hex.EncodeToString(fileHash.Sum(nil))
+	w.files[PlanFile] = fileDigest
 	w.t.planDigest = planDigest
 	w.planOpen = false
 	return nil
+}
+
+// finish ends plan.json with its newline and syncs it: the file's digest
+// is over the canonical bytes and the newline, the plan's over the bytes
+// alone (the hash state is cloned rather than hashing twice).
+func (pw *PlanWriter) finish() (fileDigest, planDigest string, err error) {
+	sink := pw.sink
+	state, err := sink.h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		return "", "", err
+	}
+	planDigest = hex.EncodeToString(sink.h.Sum(nil))
+	fileHash := sha256.New()
+	if err := fileHash.(encoding.BinaryUnmarshaler).UnmarshalBinary(state); err != nil {
+		return "", "", err
+	}
+	fileHash.Write([]byte{'\n'})
+	if err := sink.w.WriteByte('\n'); err != nil {
+		return "", "", fmt.Errorf("failed to write %s: %w", PlanFile, err)
+	}
+	if err := sink.w.Flush(); err != nil {
+		return "", "", fmt.Errorf("failed to write %s: %w", PlanFile, err)
+	}
+	if err := pw.f.Sync(); err != nil {
+		return "", "", fmt.Errorf("failed to sync %s: %w", PlanFile, err)
+	}
+	return hex.EncodeToString(fileHash.Sum(nil)), planDigest, nil
 }
 
 // planSink hashes, gates and buffers the canonical plan.
